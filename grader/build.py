@@ -1,0 +1,321 @@
+"""The build stage: nvcc turns a submission into a shared library, cached by content.
+
+The translation unit is the user's file behind a `#line` directive, so every diagnostic names the
+user's own path, followed by a grader epilogue that (1) re-declares the entry point with the
+challenge's exact prototype, so a different signature or missing `extern "C"` fails at compile
+time with a clear message, and (2) exports a helper that reads the submission's own CUDA runtime
+error state (nvcc links the runtime statically, so only code inside the library can see it).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import BackendUnavailable
+
+BUILD_FORMAT = 1  # bump when the epilogue or the flags change meaning
+EPILOGUE_NAME = "grader-epilogue.cu"
+SYNC_SYMBOL = "grader_sync_device"
+ERROR_NAME_SYMBOL = "grader_error_name"
+LIBRARY_NAME = "solution.so"
+BASE_FLAGS = ("-O3", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-Xlinker", "-z,defs")
+
+
+class BuildStatus(enum.Enum):
+    OK = "ok"
+    COMPILE_ERROR = "compile error"
+    INTERFACE_ERROR = "interface error"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str
+    message: str
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def location(self) -> str:
+        parts = [p for p in (self.path, self.line, self.column) if p is not None]
+        return ":".join(str(p) for p in parts)
+
+    def __str__(self) -> str:
+        where = self.location()
+        return f"{where}: {self.severity}: {self.message}" if where else f"{self.severity}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    nvcc: Path
+    version: str
+    arch_flags: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.nvcc}|{self.version}|{' '.join(self.arch_flags)}"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    status: BuildStatus
+    message: str
+    library: Path | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    log: str = ""
+    command: tuple[str, ...] = ()
+    seconds: float = 0.0
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    source: Path
+    display_path: str
+    """How the user named the file; diagnostics point here."""
+    prototype: str
+    entry: str
+    toolchain: Toolchain
+    cache_dir: Path | None
+    timeout_s: float
+    extra_flags: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------- toolchain
+
+
+def arch_flags(major: int, minor: int) -> tuple[str, ...]:
+    """nvcc flags for exactly this device; arch-specific features (wgmma on sm_90a) included."""
+    cc = f"{major}{minor}"
+    if (major, minor) in ((9, 0), (10, 0), (10, 3)):
+        return (f"-gencode=arch=compute_{cc}a,code=sm_{cc}a",)
+    return (f"-gencode=arch=compute_{cc},code=sm_{cc}",)
+
+
+def find_nvcc(explicit: str | None = None) -> Path:
+    candidates = [explicit] if explicit else [shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    raise BackendUnavailable(
+        "nvcc was not found" + (f" at {explicit}" if explicit else " on PATH"),
+        hint="install the CUDA toolkit, or pass --nvcc /path/to/nvcc",
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def nvcc_version(nvcc: Path) -> str:
+    out = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True, timeout=60)
+    lines = [l for l in out.stdout.splitlines() if l.strip()]
+    return " / ".join(lines[-2:]) if lines else "unknown"
+
+
+def toolchain(major: int, minor: int, nvcc: str | None = None) -> Toolchain:
+    path = find_nvcc(nvcc)
+    return Toolchain(path, nvcc_version(path), arch_flags(major, minor))
+
+
+# --------------------------------------------------------------------------- the translation unit
+
+
+def epilogue(prototype: str) -> str:
+    return f"""
+#line 1 "{EPILOGUE_NAME}"
+#include <cuda_runtime.h>
+extern "C" {prototype};
+extern "C" __attribute__((visibility("default"))) int {SYNC_SYMBOL}(void) {{
+    cudaError_t launch = cudaGetLastError();
+    cudaError_t sync = cudaDeviceSynchronize();
+    return (int)(launch != cudaSuccess ? launch : sync);
+}}
+extern "C" __attribute__((visibility("default"))) const char* {ERROR_NAME_SYMBOL}(int code) {{
+    return cudaGetErrorName((cudaError_t)code);
+}}
+"""
+
+
+def translation_unit(source_text: str, display_path: str, prototype: str) -> str:
+    quoted = display_path.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line 1 "{quoted}"\n{source_text}\n{epilogue(prototype)}'
+
+
+def cache_key(unit: str, request: BuildRequest) -> str:
+    material = json.dumps([BUILD_FORMAT, unit, request.toolchain.key, BASE_FLAGS, request.extra_flags])
+    return hashlib.sha256(material.encode()).hexdigest()[:24]
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build(request: BuildRequest) -> BuildResult:
+    try:
+        source_text = request.source.read_text(errors="replace")
+    except OSError as exc:
+        return BuildResult(BuildStatus.COMPILE_ERROR, f"cannot read {request.display_path}: {exc.strerror}")
+    unit = translation_unit(source_text, request.display_path, request.prototype)
+    key = cache_key(unit, request)
+    cache_root = request.cache_dir or Path(tempfile.mkdtemp(prefix="grader-build-"))
+    final = cache_root / "builds" / key
+    if (final / LIBRARY_NAME).is_file():
+        return _cached(final)
+    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=_ensure_dir(cache_root / "builds")))
+    result = _compile(unit, work, request)
+    if result.status is BuildStatus.OK:
+        result = _check_exports(result, request)
+    if result.status is not BuildStatus.OK:
+        shutil.rmtree(work, ignore_errors=True)
+        return result
+    return _publish(work, final, result)
+
+
+def _ensure_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _compile(unit: str, work: Path, request: BuildRequest) -> BuildResult:
+    source = work / "submission.cu"
+    source.write_text(unit)
+    library = work / LIBRARY_NAME
+    command = (str(request.toolchain.nvcc), *BASE_FLAGS, *request.toolchain.arch_flags,
+               *request.extra_flags, "-o", str(library), str(source))
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace", cwd=work, start_new_session=True)
+    try:
+        log, _ = proc.communicate(timeout=request.timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return BuildResult(BuildStatus.COMPILE_ERROR,
+                           f"compilation took longer than {request.timeout_s:g} s and was stopped",
+                           command=command, seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    log = log.replace(str(source), request.display_path).replace(str(work) + os.sep, "")
+    diagnostics = parse_diagnostics(log)
+    if proc.returncode != 0:
+        status, message = classify_failure(diagnostics, log, request)
+        return BuildResult(status, message, diagnostics=diagnostics, log=log, command=command, seconds=seconds)
+    return BuildResult(BuildStatus.OK, "compiled", library, diagnostics, log, command, seconds)
+
+
+def _cached(final: Path) -> BuildResult:
+    meta = json.loads((final / "build.json").read_text())
+    diagnostics = tuple(Diagnostic(**d) for d in meta["diagnostics"])
+    return BuildResult(BuildStatus.OK, "compiled (cached)", final / LIBRARY_NAME, diagnostics,
+                       meta["log"], tuple(meta["command"]), meta["seconds"], cached=True)
+
+
+def _publish(work: Path, final: Path, result: BuildResult) -> BuildResult:
+    """Write the metadata, then rename the folder into place: a half-written build is never seen."""
+    meta = {"log": result.log, "command": list(result.command), "seconds": result.seconds,
+            "diagnostics": [d.__dict__ for d in result.diagnostics]}
+    (work / "build.json").write_text(json.dumps(meta))
+    try:
+        work.rename(final)
+    except OSError:  # another process published the same key first; theirs is identical
+        shutil.rmtree(work, ignore_errors=True)
+    return BuildResult(result.status, result.message, final / LIBRARY_NAME, result.diagnostics,
+                       result.log, result.command, result.seconds)
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+_EDG = re.compile(r"^(?P<path>[^\s(][^(]*)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning|remark)(?: #[\w-]+)?: (?P<msg>.*)$")
+_GCC = re.compile(r"^(?P<path>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning): (?P<msg>.*)$")
+_PTXAS = re.compile(r"^ptxas (?P<sev>fatal|error|warning)\s*: (?P<msg>.*)$")
+_UNDEFINED = re.compile(r"undefined reference to `(?P<sym>[^']+)'")
+
+
+def parse_diagnostics(log: str) -> tuple[Diagnostic, ...]:
+    """nvcc's front end (EDG), host compiler (gcc), ptxas and linker messages, as Diagnostics."""
+    found: list[Diagnostic] = []
+    for line in log.splitlines():
+        if m := _EDG.match(line):
+            sev = "error" if "error" in m["sev"] else m["sev"]
+            found.append(Diagnostic(sev, m["msg"].strip(), m["path"], int(m["line"])))
+        elif m := _GCC.match(line):
+            sev = "error" if "error" in m["sev"] else m["sev"]
+            col = int(m["col"]) if m["col"] else None
+            found.append(Diagnostic(sev, m["msg"].strip(), m["path"], int(m["line"]), col))
+        elif m := _PTXAS.match(line):
+            found.append(Diagnostic("warning" if m["sev"] == "warning" else "error", "ptxas: " + m["msg"].strip()))
+        elif m := _UNDEFINED.search(line):
+            found.append(Diagnostic("error", f"undefined reference to `{m['sym']}'"))
+    return tuple(found)
+
+
+def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str,
+                     request: BuildRequest) -> tuple[BuildStatus, str]:
+    errors = [d for d in diagnostics if d.severity == "error"]
+    in_epilogue = [d for d in errors if d.path == EPILOGUE_NAME]
+    undefined = [d for d in errors if d.message.startswith("undefined reference")]
+    own = [d for d in errors if d not in in_epilogue and d not in undefined]
+    if in_epilogue and not own:
+        return BuildStatus.INTERFACE_ERROR, _signature_message(in_epilogue[0], request)
+    if undefined and not own:
+        symbols = ", ".join(sorted({d.message.split("`")[1] for d in undefined}))
+        return BuildStatus.INTERFACE_ERROR, (
+            f"the library calls functions that are not linked: {symbols}. Only the CUDA runtime is "
+            "available; library calls (cuBLAS, cuDNN, thrust's device backends…) are not allowed: "
+            "write the kernel yourself")
+    if own:
+        first = own[0]
+        return BuildStatus.COMPILE_ERROR, f"{first}" + (f" (and {len(own) - 1} more)" if len(own) > 1 else "")
+    tail = log.strip().splitlines()[-1:] or ["nvcc failed without a message"]
+    return BuildStatus.COMPILE_ERROR, tail[0]
+
+
+def _signature_message(diagnostic: Diagnostic, request: BuildRequest) -> str:
+    if "linkage specification is incompatible" in diagnostic.message:
+        return (f'`{request.entry}` has C++ linkage, so its exported name is mangled. Declare it as '
+                f'extern "C" {request.prototype}')
+    return (f"`{request.entry}`'s signature differs from the challenge's. The grader calls: "
+            f'extern "C" {request.prototype}  (nvcc: {diagnostic.message})')
+
+
+# --------------------------------------------------------------------------- exported symbols
+
+
+def exported_functions(library: Path) -> list[str]:
+    """Defined dynamic symbols of the library, read with nm (never by loading it here)."""
+    out = subprocess.run(["nm", "-D", "--defined-only", "--format=posix", str(library)],
+                         capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"nm failed on {library}: {out.stderr.strip()}")
+    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+
+
+def demangle(names: list[str]) -> list[str]:
+    if not names:
+        return []
+    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, timeout=60)
+    return out.stdout.splitlines() if out.returncode == 0 else names
+
+
+def _check_exports(result: BuildResult, request: BuildRequest) -> BuildResult:
+    names = exported_functions(result.library)
+    if request.entry in names:
+        return result
+    mangled = [n for n, d in zip(names, demangle([n for n in names])) if n.startswith("_Z") and
+               d.split("(")[0].split("::")[-1] == request.entry]
+    if mangled:
+        message = (f'`{request.entry}` is compiled with C++ linkage (exported as {mangled[0]}); '
+                   f'declare it extern "C": extern "C" {request.prototype}')
+    else:
+        message = (f"the file defines no function named `{request.entry}`. Add: "
+                   f'extern "C" {request.prototype} {{ ... launch your kernel ... }}  '
+                   f"(`grader init` writes a starter file)")
+    return BuildResult(BuildStatus.INTERFACE_ERROR, message, result.library, result.diagnostics,
+                       result.log, result.command, result.seconds)

@@ -1,0 +1,131 @@
+"""Cases: the trusted half of one call of `solve` — inputs, expected answer, and the inspection
+of what the submission left behind (guards, inputs, outputs).
+
+Inputs come from a generator seeded by (run seed, purpose, case index), so `--seed` reproduces a
+run exactly and every purpose (functional check, timing, the re-check after timing) draws fresh
+values.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from grader import check
+from grader.spec import Challenge, RandomShapes, Role, Shape
+from grader.verdict import Verdict
+
+
+class Purpose(enum.IntEnum):
+    """Mixed into the seed, so each purpose sees independent values."""
+
+    FUNCTIONAL = 1
+    RANDOMIZED = 2
+    RANDOM_SHAPES = 3
+    TIMED = 4
+    RECHECK = 5
+
+
+def rng_for(seed: int, purpose: Purpose, index: int) -> np.random.Generator:
+    return np.random.default_rng([seed, int(purpose), index])
+
+
+def random_shapes(spec: RandomShapes, dims: tuple[str, ...], flops, seed: int) -> tuple[Shape, ...]:
+    """Log-uniform draws per dimension; a draw over the flop budget has its largest dimension halved."""
+    rng = rng_for(seed, Purpose.RANDOM_SHAPES, 0)
+    shapes = []
+    for i in range(spec.count):
+        values = {d: _log_uniform(rng, *spec.ranges[d]) for d in dims}
+        while flops(values) > spec.max_flops:
+            largest = max(values, key=values.get)
+            values[largest] = max(spec.ranges[largest][0], values[largest] // 2)
+            if all(values[d] == spec.ranges[d][0] for d in dims):
+                break
+        shapes.append(Shape(values, f"random{i + 1}"))
+    return tuple(shapes)
+
+
+def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
+    return int(min(high, max(low, round(math.exp(rng.uniform(math.log(low), math.log(high + 1)))))))
+
+
+@dataclass
+class Case:
+    """One prepared call: device-side inputs and outputs, and what the outputs must be."""
+
+    shape: Shape
+    pristine: dict[str, Any]
+    """Untouched copies of the inputs, to detect writes into them."""
+    expected: dict[str, Any]
+    scale: dict[str, Any]
+    buffers: dict[str, Any] = field(default_factory=dict)
+
+    def release(self) -> None:
+        for buffer in self.buffers.values():
+            buffer.free()
+        self.buffers.clear()
+        self.pristine = self.expected = self.scale = {}
+
+
+@dataclass(frozen=True)
+class Inspection:
+    verdict: Verdict
+    message: str
+    comparisons: tuple[check.Comparison, ...] = ()
+
+
+def prepare(challenge: Challenge, shape: Shape, rng: np.random.Generator, backend) -> Case:
+    xp = backend.xp
+    host = challenge.reference.generate(dict(shape.dims), rng)
+    pristine = {name: xp.asarray(host[name]) for name in host}
+    expected = challenge.reference.reference(pristine, xp)
+    scale = challenge.reference.error_scale(pristine, xp)
+    case = Case(shape, pristine, expected, scale)
+    for param in challenge.params:
+        if param.role is None:
+            continue
+        buffer = backend.buffer(param.name, param.extent(shape.dims), param.ctype.dtype)
+        if param.role is Role.INPUT:
+            buffer.data[...] = pristine[param.name]
+        else:
+            buffer.fill_output()
+        case.buffers[param.name] = buffer
+    backend.synchronize()  # the worker is another process: nothing orders its kernels after our copies
+    return case
+
+
+def worker_args(challenge: Challenge, case: Case) -> list[dict]:
+    args = []
+    for param in challenge.params:
+        if param.role is not None:
+            args.append(case.buffers[param.name].worker_arg())
+        elif param.ctype.dtype.kind == "f":
+            args.append({"float": float(case.shape.dims[param.name])})
+        else:
+            args.append({"int": int(case.shape.dims[param.name])})
+    return args
+
+
+def inspect(challenge: Challenge, case: Case, xp) -> Inspection:
+    """Guards first (a stray write can explain everything after), then inputs, then outputs."""
+    damage = [d for d in (b.damage() for b in case.buffers.values()) if d is not None]
+    if damage:
+        return Inspection(Verdict.OUT_OF_BOUNDS, "; ".join(d.describe() for d in damage))
+    for param in challenge.inputs:
+        data = case.buffers[param.name].data
+        if not bool(xp.array_equal(data.view(xp.uint8), case.pristine[param.name].view(xp.uint8))):
+            changed = int(xp.count_nonzero(data != case.pristine[param.name]))
+            return Inspection(Verdict.INPUT_MODIFIED,
+                              f"{param.name} is an input ({param.ctype.text}) but {changed} of its elements changed")
+    comparisons = tuple(
+        check.compare(p.name, case.buffers[p.name].data, case.expected[p.name], case.scale[p.name],
+                      challenge.tolerance, xp)
+        for p in challenge.outputs)
+    failed = [c for c in comparisons if not c.passed]
+    if failed:
+        return Inspection(Verdict.WRONG_ANSWER, check.describe(failed[0], challenge.tolerance), comparisons)
+    return Inspection(Verdict.ACCEPTED, "", comparisons)

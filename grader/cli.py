@@ -1,0 +1,267 @@
+"""The command line: parse, call the pipeline, map errors to exit codes. Nothing else lives here."""
+
+from __future__ import annotations
+
+import functools
+import json
+import contextlib
+import secrets
+import shutil
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from grader import __version__, report, spec
+from grader.errors import GraderError, UsageError
+from grader.exitcodes import ExitCode
+from grader.results import Mode
+
+DEFAULT_CHALLENGES = Path(__file__).resolve().parent.parent / "challenges"
+DEFAULT_CACHE = Path.home() / ".cache" / "cuda-grader"
+
+
+class Terminal:
+    """Where output goes; tests swap in consoles that record."""
+
+    def __init__(self, out: Console | None = None, err: Console | None = None):
+        self.out = out or Console()
+        self.err = err or Console(stderr=True)
+
+
+class RichProgress:
+    """The pipeline's progress, shown on stderr while it works and cleared when it is done."""
+
+    def __init__(self, console: Console):
+        self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=console, transient=True)
+        self.task = None
+
+    def __enter__(self):
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.stop()
+
+    def stage(self, text: str, total: int | None = None) -> None:
+        if self.task is not None:
+            self.bar.remove_task(self.task)
+        self.stage_text = text
+        self.task = self.bar.add_task(text, total=total)
+
+    def advance(self, text: str) -> None:
+        self.bar.update(self.task, description=f"{self.stage_text}: {text}")
+        self.bar.advance(self.task)
+
+
+def _fail(terminal: Terminal, error: GraderError) -> None:
+    terminal.err.print(f"[bold red]error:[/] {error.message}", highlight=False)
+    if error.hint:
+        terminal.err.print(f"[dim]hint:[/] {error.hint}", highlight=False)
+    sys.exit(int(error.exit_code))
+
+
+def handle_errors(command):
+    """GraderErrors become a message and their exit code; anything else is a grader bug."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        terminal = click.get_current_context().obj or Terminal()
+        try:
+            return command(*args, **kwargs)
+        except GraderError as error:
+            _fail(terminal, error)
+        except KeyboardInterrupt:
+            terminal.err.print("interrupted")
+            sys.exit(int(ExitCode.INTERRUPTED))
+        except (SystemExit, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception:
+            if click.get_current_context().find_root().params.get("debug"):
+                traceback.print_exc()
+            terminal.err.print("[bold red]internal error[/] in the grader (not your submission). "
+                               "Re-run with --debug for the traceback and please report it.")
+            sys.exit(int(ExitCode.INTERNAL))
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="grader")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Grade CUDA challenge submissions: compile with nvcc, check against an FP64 reference,
+    time against the vendor library.
+
+    \b
+    Exit codes: 0 accepted / done, 1 graded and not accepted, 2 bad usage,
+    3 invalid challenge definition, 4 no GPU or nvcc, 70 internal error, 130 interrupted.
+    """
+    ctx.obj = ctx.obj or Terminal()
+
+
+def challenges_option(command):
+    return click.option("--challenges-dir", type=click.Path(file_okay=False, path_type=Path),
+                        default=DEFAULT_CHALLENGES, show_default=True, envvar="GRADER_CHALLENGES",
+                        help="Folder holding one sub-folder per challenge.")(command)
+
+
+def grading_options(command):
+    options = [
+        click.argument("file", type=click.Path(dir_okay=False, path_type=Path)),
+        click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against."),
+        challenges_option,
+        click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                     help="Seed for random shapes and values; the report prints the one used. Default: fresh."),
+        click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout."),
+        click.option("--backend", type=click.Choice(["auto", "cuda"]), default="auto", show_default=True,
+                     help="Where the submission runs. auto: the GPU."),
+        click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH)."),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
+                     show_default=True, help="Build cache folder."),
+        click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring and not filling the cache."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
+           as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool,
+           timing_budget_s: float | None = None) -> None:
+    from grader import pipeline
+
+    if not file.is_file():
+        raise UsageError(f"{file}: no such file", hint="pass the path of your .cu file, e.g. solutions/mine.cu")
+    challenge = spec.load(challenges_dir, slug)
+    with contextlib.ExitStack() as stack:
+        if no_cache:
+            cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
+        options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
+                                   timing_budget_s)
+        result = _grade_with_progress(terminal, file, challenge, options, nvcc)
+    if as_json:
+        click.echo(report.as_json(result))
+    else:
+        report.render(result, terminal.out)
+    sys.exit(int(ExitCode.OK if result.accepted else ExitCode.REJECTED))
+
+
+def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, nvcc: str | None):
+    from grader import pipeline
+    from grader.cuda_backend import CudaBackend
+
+    with RichProgress(terminal.err) as progress:
+        progress.stage("starting the GPU backend")
+        gpu = CudaBackend(nvcc)
+        return pipeline.grade(file, str(file), challenge, gpu, options, progress)
+
+
+@cli.command()
+@grading_options
+@click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@click.pass_obj
+@handle_errors
+def submit(terminal: Terminal, **kwargs) -> None:
+    """Grade FILE fully: correctness on every case, then timing against the baseline."""
+    _grade(terminal, Mode.SUBMIT, **kwargs)
+
+
+@cli.command(name="run")
+@grading_options
+@click.pass_obj
+@handle_errors
+def run_command(terminal: Terminal, **kwargs) -> None:
+    """Check FILE for correctness only: fast feedback, no timing."""
+    _grade(terminal, Mode.RUN, **kwargs)
+
+
+@cli.command(name="list")
+@challenges_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def list_command(terminal: Terminal, challenges_dir: Path, as_json: bool) -> None:
+    """List the challenges."""
+    found = [spec.load(challenges_dir, slug) for slug in spec.list_challenges(challenges_dir)]
+    if as_json:
+        click.echo(json.dumps([{"slug": c.slug, "title": c.title, "version": c.version} for c in found], indent=2))
+        return
+    table = Table("challenge", "title", "version", "signature")
+    for c in found:
+        table.add_row(c.slug, c.title, str(c.version), f'extern "C" {c.prototype()}')
+    terminal.out.print(table)
+
+
+@cli.command()
+@click.argument("slug")
+@challenges_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> None:
+    """Show a challenge: statement, signature, tolerance and shapes."""
+    c = spec.load(challenges_dir, slug)
+    if as_json:
+        click.echo(json.dumps(_challenge_json(c), indent=2))
+        return
+    out = terminal.out
+    if c.statement_path.is_file():
+        out.print(Markdown(c.statement_path.read_text()))
+    out.print(f'\n[bold]signature[/]  extern "C" {c.prototype()}', highlight=False)
+    out.print(f"[bold]tolerance[/]  max scaled error {c.tolerance.max_scaled_error:g}, "
+              f"relative Frobenius {c.tolerance.max_relative_frobenius:g}")
+    out.print(f"[bold]functional shapes[/] (v{c.functional_version})  " + ", ".join(s.label() for s in c.functional))
+    r = c.randomized
+    out.print(f"[bold]randomized[/]  {r.count} shapes from the seed, " +
+              ", ".join(f"{d} in [{lo}, {hi}]" for d, (lo, hi) in r.ranges.items()))
+    out.print(f"[bold]performance shapes[/] (v{c.performance_version})  " + ", ".join(s.label() for s in c.performance))
+
+
+def _challenge_json(c: spec.Challenge) -> dict:
+    return {
+        "slug": c.slug, "title": c.title, "version": c.version, "signature": f'extern "C" {c.prototype()}',
+        "parameters": [{"name": p.name, "type": p.ctype.text, "role": p.role.value if p.role else None,
+                        "shape": list(p.shape)} for p in c.params],
+        "tolerance": {"max_scaled_error": c.tolerance.max_scaled_error,
+                      "max_relative_frobenius": c.tolerance.max_relative_frobenius},
+        "functional": {"version": c.functional_version, "cases": [dict(s.dims) for s in c.functional]},
+        "randomized": {"count": c.randomized.count, "ranges": c.randomized.ranges,
+                       "max_flops": c.randomized.max_flops},
+        "performance": {"version": c.performance_version,
+                        "cases": [dict(s.dims, name=s.name) for s in c.performance]},
+        "limits": {"compile_s": c.limits.compile_s, "case_s": c.limits.case_s,
+                   "timing_budget_s": c.limits.timing_budget_s},
+        "baseline": c.baseline_label,
+    }
+
+
+@cli.command()
+@click.argument("slug")
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@challenges_option
+@click.option("--force", is_flag=True, help="Overwrite DEST if it exists.")
+@click.pass_obj
+@handle_errors
+def init(terminal: Terminal, slug: str, dest: Path, challenges_dir: Path, force: bool) -> None:
+    """Write the challenge's starter file to DEST (e.g. solutions/mine.cu)."""
+    c = spec.load(challenges_dir, slug)
+    if dest.exists() and not force:
+        raise UsageError(f"{dest} already exists", hint="choose another path, or pass --force to overwrite it")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(c.starter_path, dest)
+    terminal.out.print(f"wrote {dest}; next: [bold]grader run {dest}[/] (correctness) or "
+                       f"[bold]grader submit {dest}[/] (correctness and timing)", highlight=False)
+
+
+def main() -> None:
+    cli(prog_name="grader")

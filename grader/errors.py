@@ -1,0 +1,36 @@
+"""Errors the grader reports to its user. Each says what went wrong and what to do next."""
+
+from __future__ import annotations
+
+from grader.exitcodes import ExitCode
+
+
+class GraderError(Exception):
+    """A failure the user can act on. `hint` says what to do; `exit_code` is the process status."""
+
+    exit_code = ExitCode.INTERNAL
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(GraderError):
+    exit_code = ExitCode.USAGE
+
+
+class SpecError(GraderError):
+    """A challenge definition is wrong. The message names the file and the key."""
+
+    exit_code = ExitCode.BAD_CHALLENGE
+
+    def __init__(self, path, key: str | None, problem: str, hint: str | None = None):
+        where = f"{path}: {key}" if key else f"{path}"
+        super().__init__(f"{where}: {problem}", hint)
+        self.path = path
+        self.key = key
+
+
+class BackendUnavailable(GraderError):
+    exit_code = ExitCode.NO_BACKEND

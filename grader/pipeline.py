@@ -1,0 +1,226 @@
+"""The whole grading run: spec → build → run → check → time → report data.
+
+`grade` reads like the pipeline; each helper below is one step of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from grader import __version__, build, case as cases, run
+from grader.results import BuildSummary, CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
+from grader.spec import Challenge, Shape
+from grader.timing import TimingPolicy, summarize
+from grader.verdict import Verdict, overall
+
+GRACE_S = 30.0
+
+
+@dataclass(frozen=True)
+class Options:
+    mode: Mode
+    seed: int
+    cache_dir: Path | None
+    timing_budget_s: float | None = None
+    """Overrides the challenge's timing budget per performance case."""
+
+
+class Progress(Protocol):
+    def stage(self, text: str, total: int | None = None) -> None: ...
+    def advance(self, text: str) -> None: ...
+
+
+class NoProgress:
+    def stage(self, text: str, total: int | None = None) -> None:
+        pass
+
+    def advance(self, text: str) -> None:
+        pass
+
+
+@dataclass
+class _Run:
+    """State shared by the steps of one grading run."""
+
+    challenge: Challenge
+    backend: object
+    options: Options
+    progress: Progress
+    worker: run.Worker | None = None
+    kernel_s: float = 0.0
+
+
+def grade(source: Path, display_path: str, challenge: Challenge, backend, options: Options,
+          progress: Progress | None = None, clock: Callable[[], float] = time.perf_counter) -> GradeReport:
+    started = clock()
+    state = _Run(challenge, backend, options, progress or NoProgress())
+    built = _build(state, source, display_path)
+    summary = _summarize_build(built)
+    if built.status is not build.BuildStatus.OK:
+        verdict = Verdict.COMPILE_ERROR if built.status is build.BuildStatus.COMPILE_ERROR else Verdict.INTERFACE_ERROR
+        return _report(state, display_path, verdict, built.message, summary, (), (), clock() - started)
+    with run.Worker(built.library, challenge.entry) as worker:
+        state.worker = worker
+        ready = worker.start()
+        if ready.outcome is not run.Outcome.OK:
+            return _report(state, display_path, Verdict.RUNTIME_ERROR,
+                           f"the library could not be loaded: {ready.detail}", summary, (), (), clock() - started,
+                           worker.output_tail())
+        checked = _check_all(state)
+        timed: tuple[PerformanceResult, ...] = ()
+        if options.mode is Mode.SUBMIT and all(c.verdict.passed for c in checked):
+            timed, rechecked = _time_all(state)
+            checked += rechecked
+        output = worker.output_tail()
+    verdicts = [c.verdict for c in checked] + [p.verdict for p in timed]
+    verdict = overall(verdicts)
+    message = _first_failure(checked, timed) if verdict is not Verdict.ACCEPTED else ""
+    return _report(state, display_path, verdict, message, summary, checked, timed, clock() - started, output)
+
+
+# --------------------------------------------------------------------------- build
+
+
+def _build(state: _Run, source: Path, display_path: str) -> build.BuildResult:
+    state.progress.stage("compiling with nvcc")
+    c = state.challenge
+    return build.build(build.BuildRequest(source, display_path, c.prototype(), c.entry, state.backend.toolchain,
+                                          state.options.cache_dir, c.limits.compile_s))
+
+
+def _summarize_build(built: build.BuildResult) -> BuildSummary:
+    return BuildSummary(built.status.value, built.message, built.seconds, built.cached, built.command,
+                        tuple(str(d) for d in built.diagnostics), built.log)
+
+
+# --------------------------------------------------------------------------- correctness
+
+
+def _check_all(state: _Run) -> tuple[CaseResult, ...]:
+    c, seed = state.challenge, state.options.seed
+    plan = [(CaseKind.FUNCTIONAL, s, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, i)) for i, s in enumerate(c.functional)]
+    randomized = cases.random_shapes(c.randomized, c.dims, c.reference.flops, seed)
+    plan += [(CaseKind.RANDOMIZED, s, cases.rng_for(seed, cases.Purpose.RANDOMIZED, i)) for i, s in enumerate(randomized)]
+    state.progress.stage("checking correctness", total=len(plan))
+    results: list[CaseResult] = []
+    for kind, shape, rng in plan:
+        if results and _fatal(results[-1].verdict):
+            results.append(CaseResult(kind, shape.label(), dict(shape.dims), Verdict.SKIPPED))
+            continue
+        state.progress.advance(shape.label())
+        results.append(_run_case(state, kind, shape, rng))
+    return tuple(results)
+
+
+def _fatal(verdict: Verdict) -> bool:
+    """Verdicts after which the worker is gone or its CUDA context is unusable."""
+    return verdict in (Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.SKIPPED)
+
+
+def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
+    c, backend = state.challenge, state.backend
+    case = cases.prepare(c, shape, rng, backend)
+    try:
+        reply = state.worker.call(cases.worker_args(c, case), c.limits.case_s)
+        failed = _call_failure(reply, c.limits.case_s)
+        if failed:
+            state.worker.stop()
+            return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
+        call_s = reply.data["seconds"]
+        state.kernel_s += call_s
+        found = cases.inspect(c, case, backend.xp)
+        return CaseResult(kind, shape.label(), dict(shape.dims), found.verdict, found.message, found.comparisons, call_s)
+    finally:
+        case.release()
+        backend.free_memory()
+
+
+def _call_failure(reply: run.Reply, limit_s: float) -> tuple[Verdict, str] | None:
+    if reply.outcome is run.Outcome.OK:
+        return None
+    if reply.outcome is run.Outcome.TIMEOUT:
+        return Verdict.TIMEOUT, f"the call did not finish within {limit_s:g} s (an endless loop, or far too slow); the worker was stopped"
+    if reply.outcome is run.Outcome.CUDA_ERROR:
+        return Verdict.RUNTIME_ERROR, f"CUDA reported {reply.detail} during or after the call"
+    if reply.outcome is run.Outcome.CRASHED:
+        return Verdict.RUNTIME_ERROR, f"the submission crashed: {reply.detail}"
+    return Verdict.RUNTIME_ERROR, f"the worker failed: {reply.detail}"
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def _time_all(state: _Run) -> tuple[tuple[PerformanceResult, ...], tuple[CaseResult, ...]]:
+    c = state.challenge
+    state.progress.stage("timing", total=len(c.performance))
+    timed: list[PerformanceResult] = []
+    rechecked: list[CaseResult] = []
+    for index, shape in enumerate(c.performance):
+        if not state.worker.alive:
+            timed.append(PerformanceResult(shape.label(), dict(shape.dims), c.reference.flops(shape.dims), Verdict.SKIPPED))
+            continue
+        state.progress.advance(shape.label())
+        result, timed_check = _time_case(state, index, shape)
+        timed.append(result)
+        if timed_check is not None:
+            rechecked.append(timed_check)
+        if result.verdict.passed and timed_check is not None and timed_check.verdict.passed:
+            rng = cases.rng_for(state.options.seed, cases.Purpose.RECHECK, index)
+            rechecked.append(_run_case(state, CaseKind.RECHECK, shape, rng))
+    return tuple(timed), tuple(rechecked)
+
+
+def _policy(state: _Run) -> TimingPolicy:
+    return TimingPolicy(budget_s=state.options.timing_budget_s or state.challenge.limits.timing_budget_s)
+
+
+def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult, CaseResult | None]:
+    c, backend = state.challenge, state.backend
+    flops = c.reference.flops(shape.dims)
+    policy = _policy(state)
+    timeout = policy.budget_s + (policy.warmup_calls + policy.floor_calls) * c.limits.case_s + GRACE_S
+    case = cases.prepare(c, shape, cases.rng_for(state.options.seed, cases.Purpose.TIMED, index), backend)
+    try:
+        reply = state.worker.time(cases.worker_args(c, case), dataclasses.asdict(policy), backend.flush_bytes, timeout)
+        failed = _call_failure(reply, timeout)
+        if failed:
+            state.worker.stop()
+            return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1]), None
+        stats = summarize(reply.data["samples_ms"])
+        state.kernel_s += sum(stats.samples_ms) / 1e3
+        found = cases.inspect(c, case, backend.xp)
+        timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
+                                 found.comparisons)
+        baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if c.reference.baseline else None
+        result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
+                                   backend.info.fp32_peak_gflops, reply.data.get("wall_s"))
+        return result, timed_check
+    finally:
+        case.release()
+        backend.free_memory()
+
+
+# --------------------------------------------------------------------------- report data
+
+
+def _first_failure(checked: tuple[CaseResult, ...], timed: tuple[PerformanceResult, ...]) -> str:
+    for c in checked:
+        if not c.verdict.passed and c.verdict is not Verdict.SKIPPED:
+            return f"{c.kind.value} case {c.label}: {c.message}"
+    for p in timed:
+        if not p.verdict.passed and p.verdict is not Verdict.SKIPPED:
+            return f"performance case {p.label}: {p.message}"
+    return ""
+
+
+def _report(state: _Run, display_path: str, verdict: Verdict, message: str, summary: BuildSummary,
+            checked, timed, wall_s: float, output: str = "") -> GradeReport:
+    c = state.challenge
+    return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version,
+                       state.options.mode, state.options.seed, verdict, message, summary, tuple(checked),
+                       tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
+                       state.kernel_s, output)

@@ -1,0 +1,125 @@
+"""The report stage: a grading run for people (rich terminal output) and for machines (JSON)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from grader.results import GradeReport, Mode, to_json
+from grader.verdict import HELP, Verdict
+
+VERDICT_STYLE = {Verdict.ACCEPTED: "bold green", Verdict.SKIPPED: "dim"}
+DIAGNOSTICS_SHOWN = 8
+
+
+def as_json(report: GradeReport) -> str:
+    return json.dumps(to_json(report), indent=2)
+
+
+def render(report: GradeReport, console: Console) -> None:
+    console.print(_header(report))
+    if report.build is not None:
+        console.print(_build_line(report))
+    if report.build and report.build.diagnostics and not report.cases:
+        console.print(_diagnostics(report))
+    if report.cases:
+        console.print(_cases_table(report))
+    if report.performance:
+        console.print(_performance_table(report))
+    console.print(_verdict_panel(report))
+    if report.worker_output.strip() and not report.accepted:
+        console.print(Panel(Text(report.worker_output[-2000:]), title="the submission's output (last lines)",
+                            border_style="dim"))
+
+
+def _header(r: GradeReport) -> Text:
+    env = r.environment
+    gpu = f"{env.gpu} (compute {env.compute_capability}, driver {env.driver})" if env.gpu else env.backend
+    text = Text()
+    text.append(f"{r.challenge} v{r.challenge_version}", style="bold")
+    text.append(f" · {r.submission} · {r.mode.value} · seed {r.seed}\n")
+    text.append(f"{gpu} · nvcc {_short_version(env.nvcc)}", style="dim")
+    return text
+
+
+def _short_version(nvcc: str | None) -> str:
+    found = re.search(r"V(\d+\.\d+\.\d+)", nvcc or "")
+    return found.group(1) if found else (nvcc or "none")
+
+
+def _build_line(r: GradeReport) -> Text:
+    b = r.build
+    cached = " (cached)" if b.cached else ""
+    style = "green" if b.status == "ok" else "red"
+    return Text(f"build: {b.status}{cached}, {b.seconds:.1f} s", style=style)
+
+
+def _diagnostics(r: GradeReport) -> Text:
+    shown = [d for d in r.build.diagnostics if ": error:" in d] or list(r.build.diagnostics)
+    lines = shown[:DIAGNOSTICS_SHOWN]
+    if len(shown) > DIAGNOSTICS_SHOWN:
+        lines.append(f"… {len(shown) - DIAGNOSTICS_SHOWN} more")
+    return Text("\n".join(lines), style="yellow")
+
+
+def _verdict_text(verdict: Verdict) -> Text:
+    return Text(verdict.label, style=VERDICT_STYLE.get(verdict, "bold red"))
+
+
+def _metric(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "inf" if math.isinf(value) else f"{value:.2g}"
+
+
+def _cases_table(r: GradeReport) -> Table:
+    table = Table(title="correctness", title_justify="left", expand=False)
+    for column, justify in [("case", "left"), ("shape", "left"), ("verdict", "left"),
+                            ("max scaled err", "right"), ("rel. Frobenius", "right"), ("call ms", "right")]:
+        table.add_column(column, justify=justify)
+    for c in r.cases:
+        first = c.comparisons[0] if c.comparisons else None
+        table.add_row(c.kind.value, "×".join(str(v) for v in c.dims.values()), _verdict_text(c.verdict),
+                      _metric(first.scaled_error if first else None),
+                      _metric(first.relative_frobenius if first else None),
+                      f"{c.call_s * 1e3:.2f}" if c.call_s is not None else "—")
+    return table
+
+
+def _performance_table(r: GradeReport) -> Table:
+    base = r.baseline_label or "baseline"
+    table = Table(title="performance (median over reps, L2 flushed before each call)", title_justify="left")
+    for column in ["case", "shape", "median ms", "IQR", "GFLOP/s", f"{base} ms", f"% of {base}",
+                   "% FP32 peak", "reps"]:
+        table.add_column(column, justify="left" if column in ("case", "shape") else "right")
+    for p in r.performance:
+        shape = "×".join(str(v) for v in p.dims.values())
+        name = p.label.split(" ")[0] if " " in p.label else ""
+        if p.stats is None:
+            table.add_row(name, shape, _verdict_text(p.verdict), *[""] * 6)
+            continue
+        table.add_row(name, shape, f"{p.stats.median_ms:.3f}", f"{p.stats.spread_pct:.1f}%", f"{p.gflops:,.0f}",
+                      f"{p.baseline.median_ms:.3f}" if p.baseline else "—",
+                      f"{p.percent_of_baseline:.0f}%" if p.percent_of_baseline else "—",
+                      f"{p.percent_of_peak:.0f}%" if p.percent_of_peak else "—", str(p.stats.reps))
+    return table
+
+
+def _verdict_panel(r: GradeReport) -> Panel:
+    parts = [Text.assemble(_verdict_text(r.verdict), "  ", HELP[r.verdict])]
+    if r.message:
+        parts.append(Text(r.message))
+    if r.build and r.build.diagnostics and not r.cases and r.verdict is Verdict.COMPILE_ERROR:
+        parts.append(Text("fix the first error above and run again", style="dim"))
+    timing = f"graded in {r.wall_s:.1f} s, {r.kernel_s:.2f} s of it inside {escape('solve')}"
+    if r.mode is Mode.RUN and r.accepted:
+        timing += " · correctness only: `grader submit` also times it"
+    parts.append(Text(timing, style="dim"))
+    return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")

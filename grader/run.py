@@ -1,0 +1,174 @@
+"""The run stage, grader side: a worker subprocess per submission, driven over private pipes.
+
+Each request has a deadline; past it the worker's whole process group is killed and the request
+ends as TIMEOUT. A worker that dies (segfault, `exit()`, abort) ends the request as CRASHED with
+the signal or exit status, and whatever it printed. The grader itself is never at risk.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import build
+
+OUTPUT_TAIL_BYTES = 4096
+STARTUP_TIMEOUT_S = 120.0
+
+
+class Outcome(enum.Enum):
+    OK = "ok"
+    CUDA_ERROR = "cuda error"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    INTERNAL = "internal"
+
+
+@dataclass(frozen=True)
+class Reply:
+    outcome: Outcome
+    detail: str = ""
+    data: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    """Wall time the grader waited for this reply."""
+
+
+class Worker:
+    """One worker process for one library. Use as a context manager."""
+
+    def __init__(self, library: Path, entry: str, python: str = sys.executable):
+        self.library, self.entry, self.python = library, entry, python
+        self.proc: subprocess.Popen | None = None
+        self.output = tempfile.TemporaryFile()
+        self._results = None
+        self._commands = None
+        self._buffer = b""
+
+    # -- lifecycle
+    def start(self) -> Reply:
+        cmd_r, cmd_w = os.pipe()
+        res_r, res_w = os.pipe()
+        argv = [self.python, "-m", "grader.worker", "--library", str(self.library), "--entry", self.entry,
+                "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
+                "--commands-fd", str(cmd_r), "--results-fd", str(res_w)]
+        env = dict(os.environ, PYTHONPATH=_package_root() + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
+                                     pass_fds=(cmd_r, res_w), start_new_session=True, env=env,
+                                     cwd=tempfile.gettempdir())
+        os.close(cmd_r)
+        os.close(res_w)
+        self._commands = os.fdopen(cmd_w, "w")
+        self._results = res_r
+        return self._receive(STARTUP_TIMEOUT_S)
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                self._send({"op": "exit"})
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._kill()
+        self._close_pipes()
+        self.proc = None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    # -- requests
+    def call(self, args: list[dict], timeout_s: float) -> Reply:
+        return self.request({"op": "call", "args": args}, timeout_s)
+
+    def time(self, args: list[dict], policy: dict, flush_bytes: int, timeout_s: float) -> Reply:
+        return self.request({"op": "time", "args": args, "policy": policy, "flush_bytes": flush_bytes}, timeout_s)
+
+    def request(self, command: dict, timeout_s: float) -> Reply:
+        if not self.alive:
+            return Reply(Outcome.CRASHED, "the worker is not running")
+        try:
+            self._send(command)
+        except OSError:
+            pass  # it died; _receive reports how
+        return self._receive(timeout_s)
+
+    def output_tail(self) -> str:
+        self.output.flush()
+        size = self.output.seek(0, os.SEEK_END)
+        self.output.seek(max(0, size - OUTPUT_TAIL_BYTES))
+        return self.output.read().decode(errors="replace")
+
+    # -- plumbing
+    def _send(self, command: dict) -> None:
+        self._commands.write(json.dumps(command) + "\n")
+        self._commands.flush()
+
+    def _receive(self, timeout_s: float) -> Reply:
+        started = time.perf_counter()
+        deadline = started + timeout_s
+        while b"\n" not in self._buffer:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                self._kill()
+                return Reply(Outcome.TIMEOUT, f"no answer within {timeout_s:g} s; the worker was stopped",
+                             seconds=time.perf_counter() - started)
+            ready, _, _ = select.select([self._results], [], [], left)
+            if ready:
+                chunk = os.read(self._results, 1 << 16)
+                if not chunk:
+                    return self._died(started)
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return _reply(json.loads(line), time.perf_counter() - started)
+
+    def _died(self, started: float) -> Reply:
+        code = self.proc.wait()
+        if code < 0:
+            name = signal.Signals(-code).name
+            detail = f"the process was killed by {name}" + (" (segmentation fault)" if name == "SIGSEGV" else "")
+        else:
+            detail = f"the process exited with status {code} during the call (exit() or abort in the submission?)"
+        return Reply(Outcome.CRASHED, detail, seconds=time.perf_counter() - started)
+
+    def _kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def _close_pipes(self) -> None:
+        for closer in (lambda: self._commands.close(), lambda: os.close(self._results)):
+            try:
+                closer()
+            except OSError:
+                pass
+
+
+def _reply(message: dict, seconds: float) -> Reply:
+    if message.get("ok"):
+        return Reply(Outcome.OK, data=message, seconds=seconds)
+    if "cuda_error" in message:
+        return Reply(Outcome.CUDA_ERROR, f"{message['name']} (CUDA error {message['cuda_error']})",
+                     message, seconds)
+    return Reply(Outcome.INTERNAL, message.get("internal", "unknown worker failure"), message, seconds)
+
+
+def _package_root() -> str:
+    return str(Path(__file__).resolve().parent.parent)

@@ -1,0 +1,52 @@
+"""Verdicts: what the grader concludes about a submission, and how verdicts combine."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Verdict(enum.Enum):
+    """The outcome of grading one case, or a whole submission.
+
+    Ordered by how early in the pipeline they are decided; a submission's verdict is the first
+    non-ACCEPTED verdict among its stages and cases.
+    """
+
+    ACCEPTED = "accepted"
+    COMPILE_ERROR = "compile error"
+    INTERFACE_ERROR = "interface error"
+    RUNTIME_ERROR = "runtime error"
+    TIMEOUT = "timeout"
+    OUT_OF_BOUNDS = "out of bounds"
+    INPUT_MODIFIED = "input modified"
+    WRONG_ANSWER = "wrong answer"
+    SKIPPED = "skipped"
+
+    @property
+    def passed(self) -> bool:
+        return self is Verdict.ACCEPTED
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+HELP = {
+    Verdict.ACCEPTED: "every case matched the FP64 reference within the tolerance",
+    Verdict.COMPILE_ERROR: "nvcc rejected the file; fix the first error shown",
+    Verdict.INTERFACE_ERROR: "the library does not export the `solve` the challenge calls",
+    Verdict.RUNTIME_ERROR: "the submission crashed or a CUDA call failed",
+    Verdict.TIMEOUT: "a case ran past its time limit and was stopped",
+    Verdict.OUT_OF_BOUNDS: "the submission wrote outside the buffers it was given",
+    Verdict.INPUT_MODIFIED: "the submission changed an input buffer, which is read-only",
+    Verdict.WRONG_ANSWER: "the output differs from the FP64 reference beyond the tolerance",
+    Verdict.SKIPPED: "not run because an earlier stage failed",
+}
+
+
+def overall(verdicts: list[Verdict]) -> Verdict:
+    """The first verdict that is neither ACCEPTED nor SKIPPED, else ACCEPTED."""
+    for verdict in verdicts:
+        if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED):
+            return verdict
+    return Verdict.ACCEPTED

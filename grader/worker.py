@@ -1,0 +1,160 @@
+"""The worker: the only process that loads and calls submitted code.
+
+Started by `grader.run.Worker` as `python -m grader.worker`, it reads one JSON command a line
+from a private pipe and answers one JSON line on another, so nothing the submission prints can
+forge an answer. A crash, `exit()` or a sticky CUDA error ends this process, never the grader.
+Buffers live in the grader's process and arrive as CUDA IPC handles; the grader checks them after
+each call, so nothing this process says about correctness is trusted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import sys
+import time
+import traceback
+
+
+class Submission:
+    def __init__(self, library: str, entry: str, sync_symbol: str, error_symbol: str):
+        self.lib = ctypes.CDLL(library, mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        self.entry = getattr(self.lib, entry)
+        self.entry.restype = None
+        self.sync = getattr(self.lib, sync_symbol)
+        self.sync.restype = ctypes.c_int
+        self.error_name = getattr(self.lib, error_symbol)
+        self.error_name.restype = ctypes.c_char_p
+        self.error_name.argtypes = [ctypes.c_int]
+
+    def call(self, args: list) -> int:
+        """Call the entry point, then synchronize; the submission's own CUDA error code (0 = fine)."""
+        self.entry(*args)
+        return self.sync()
+
+
+class Handles:
+    """IPC-opened device pointers for one command; closed when the command ends."""
+
+    def __init__(self, runtime):
+        self.runtime = runtime
+        self.opened: list[int] = []
+
+    def pointer(self, spec: dict) -> ctypes.c_void_p:
+        base = self.runtime.ipcOpenMemHandle(bytes.fromhex(spec["ipc"]), 1)  # lazy peer access
+        self.opened.append(base)
+        return ctypes.c_void_p(base + spec["offset"])
+
+    def close(self) -> None:
+        for base in self.opened:
+            try:
+                self.runtime.ipcCloseMemHandle(base)
+            except Exception:
+                pass
+        self.opened.clear()
+
+
+def convert(arg: dict, handles: Handles):
+    if "ipc" in arg:
+        return handles.pointer(arg)
+    if "int" in arg:
+        return ctypes.c_int(arg["int"])
+    if "float" in arg:
+        return ctypes.c_float(arg["float"])
+    raise ValueError(f"unknown argument {arg!r}")
+
+
+def error_reply(submission: Submission, code: int) -> dict:
+    name = submission.error_name(code)
+    return {"ok": False, "cuda_error": code, "name": name.decode() if name else f"error {code}"}
+
+
+def do_call(cmd: dict, submission: Submission, cp) -> dict:
+    handles = Handles(cp.cuda.runtime)
+    try:
+        args = [convert(a, handles) for a in cmd["args"]]
+        started = time.perf_counter()
+        code = submission.call(args)
+        seconds = time.perf_counter() - started
+        return error_reply(submission, code) if code else {"ok": True, "seconds": seconds}
+    finally:
+        handles.close()
+
+
+class CallFailed(Exception):
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def do_time(cmd: dict, submission: Submission, cp) -> dict:
+    from grader.timing import TimingPolicy, measure
+
+    handles = Handles(cp.cuda.runtime)
+    flush = cp.empty(cmd["flush_bytes"], dtype=cp.uint8)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+
+    def sample_ms() -> float:
+        flush.fill(0)
+        start.record()
+        code = submission.call(args)
+        end.record()
+        end.synchronize()
+        if code:
+            raise CallFailed(code)
+        return cp.cuda.get_elapsed_time(start, end)
+
+    try:
+        args = [convert(a, handles) for a in cmd["args"]]
+        started = time.perf_counter()
+        samples = measure(sample_ms, TimingPolicy(**cmd["policy"]))
+        return {"ok": True, "samples_ms": samples, "wall_s": time.perf_counter() - started}
+    except CallFailed as failed:
+        return error_reply(submission, failed.code)
+    finally:
+        handles.close()
+
+
+def serve(commands, results, submission: Submission, cp) -> None:
+    ops = {"call": do_call, "time": do_time}
+    for line in commands:
+        cmd = json.loads(line)
+        if cmd["op"] == "exit":
+            return
+        try:
+            reply = ops[cmd["op"]](cmd, submission, cp)
+        except Exception:
+            reply = {"ok": False, "internal": traceback.format_exc(limit=4)}
+        results.write(json.dumps(reply) + "\n")
+        results.flush()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="grader worker (started by the grader; not for direct use)")
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--entry", required=True)
+    parser.add_argument("--sync-symbol", required=True)
+    parser.add_argument("--error-symbol", required=True)
+    parser.add_argument("--commands-fd", type=int, required=True)
+    parser.add_argument("--results-fd", type=int, required=True)
+    opts = parser.parse_args(argv)
+    commands = os.fdopen(opts.commands_fd, "r")
+    results = os.fdopen(opts.results_fd, "w")
+    try:
+        import cupy as cp
+        cp.cuda.runtime.setDevice(0)
+        cp.cuda.runtime.free(0)  # create the context before the submission's runtime looks for it
+        submission = Submission(opts.library, opts.entry, opts.sync_symbol, opts.error_symbol)
+    except Exception:
+        results.write(json.dumps({"ok": False, "internal": traceback.format_exc(limit=4)}) + "\n")
+        results.flush()
+        sys.exit(3)
+    results.write(json.dumps({"ok": True, "ready": True, "pid": os.getpid()}) + "\n")
+    results.flush()
+    serve(commands, results, submission, cp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Shared fixtures. GPU tests are marked `gpu` and skipped where no GPU is usable (CI)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader import spec
+
+ROOT = Path(__file__).resolve().parent.parent
+CHALLENGES = ROOT / "challenges"
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+
+
+def _gpu_reason() -> str | None:
+    from grader import device
+    from grader.errors import BackendUnavailable
+    try:
+        device.query()
+    except BackendUnavailable as exc:
+        return exc.message
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_reason = None
+    if any("gpu" in item.keywords for item in items):
+        gpu_reason = _gpu_reason()
+    for item in items:
+        if "gpu" in item.keywords and gpu_reason:
+            item.add_marker(pytest.mark.skip(reason=f"no GPU: {gpu_reason}"))
+        if "nvcc" in item.keywords and shutil.which("nvcc") is None:
+            item.add_marker(pytest.mark.skip(reason="nvcc is not on PATH"))
+
+
+@pytest.fixture(scope="session")
+def matmul() -> spec.Challenge:
+    return spec.load(CHALLENGES, "matmul")
+
+
+@pytest.fixture(scope="session")
+def cuda_backend():
+    from grader.cuda_backend import CudaBackend
+    return CudaBackend()
+
+
+def expectation(path: Path) -> tuple[str, str | None]:
+    """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file."""
+    verdict, message = None, None
+    for line in path.read_text().splitlines()[:5]:
+        if line.startswith("// expect:"):
+            verdict = line.split(":", 1)[1].strip()
+        elif line.startswith("// expect-message:"):
+            message = line.split(":", 1)[1].strip()
+    assert verdict, f"{path} has no '// expect: VERDICT' header"
+    return verdict, message

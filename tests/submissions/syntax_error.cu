@@ -1,0 +1,25 @@
+// expect: COMPILE_ERROR
+// expect-message: syntax_error.cu:16
+// Naive kernel that uses an undeclared identifier (scale) inside the loop; nvcc must fail and
+// the grader must report the file and line of the error.
+#include <cuda_runtime.h>
+
+constexpr int BLOCK = 16;
+
+__global__ void matmul_naive(const float* A, const float* B, float* C, int M, int N, int K) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= M || col >= K) return;
+
+    float acc = 0.0f;
+    for (int n = 0; n < N; ++n) {
+        acc += scale * A[(size_t)row * N + n] * B[(size_t)n * K + col];
+    }
+    C[(size_t)row * K + col] = acc;
+}
+
+extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 block(BLOCK, BLOCK);
+    dim3 grid((K + BLOCK - 1) / BLOCK, (M + BLOCK - 1) / BLOCK);
+    matmul_naive<<<grid, block>>>(A, B, C, M, N, K);
+}

@@ -1,0 +1,53 @@
+"""End-to-end grading on a real GPU: every corpus file gets its verdict, and the grader survives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader import pipeline
+from grader.results import Mode
+from grader.verdict import Verdict
+
+from conftest import SUBMISSIONS, expectation
+
+pytestmark = pytest.mark.gpu
+
+CORPUS = sorted(SUBMISSIONS.glob("*.cu"))
+
+
+def _grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, seed: int = 7):
+    options = pipeline.Options(mode, seed, cache)
+    return pipeline.grade(path, f"solutions/{path.name}", challenge, backend, options)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_corpus_verdict(path, matmul, cuda_backend, tmp_path):
+    verdict, message = expectation(path)
+    report = _grade(path, matmul, cuda_backend, tmp_path)
+    assert report.verdict is Verdict[verdict], report.message
+    if message:
+        assert message.lower() in report.message.lower(), report.message
+
+
+def test_crash_then_correct_submission_in_one_process(matmul, cuda_backend, tmp_path):
+    crashed = _grade(SUBMISSIONS / "illegal_address.cu", matmul, cuda_backend, tmp_path)
+    assert crashed.verdict is Verdict.RUNTIME_ERROR
+    hung = _grade(SUBMISSIONS / "infinite_loop.cu", matmul, cuda_backend, tmp_path)
+    assert hung.verdict is Verdict.TIMEOUT
+    after = _grade(SUBMISSIONS / "naive.cu", matmul, cuda_backend, tmp_path)
+    assert after.verdict is Verdict.ACCEPTED, after.message
+    assert all(c.verdict is Verdict.ACCEPTED for c in after.cases)
+
+
+def test_submit_times_the_naive_kernel(matmul, cuda_backend, tmp_path):
+    report = pipeline.grade(SUBMISSIONS / "naive.cu", "naive.cu", matmul, cuda_backend,
+                            pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.5))
+    assert report.verdict is Verdict.ACCEPTED, report.message
+    assert len(report.performance) == len(matmul.performance)
+    for perf in report.performance:
+        assert perf.stats.reps >= 3 and perf.stats.median_ms > 0
+        assert perf.baseline is not None and 0 < perf.percent_of_baseline < 100
+    kinds = {c.kind.value for c in report.cases}
+    assert {"functional", "randomized", "timed", "recheck"} <= kinds
