@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-NAIVE = "tests/submissions/naive.cu"
+NAIVE = "solutions/naive.cu"
 
 
 def grader(*args: str, cache: str) -> tuple[dict | str, float, int]:

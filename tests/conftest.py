@@ -12,6 +12,7 @@ from grader import spec
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGES = ROOT / "challenges"
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+NAIVE = ROOT / "solutions" / "naive.cu"
 
 
 def _gpu_reason() -> str | None:

@@ -10,11 +10,11 @@ from grader import pipeline
 from grader.results import Mode
 from grader.verdict import Verdict
 
-from conftest import SUBMISSIONS, expectation
+from conftest import NAIVE, SUBMISSIONS, expectation
 
 pytestmark = pytest.mark.gpu
 
-CORPUS = sorted(SUBMISSIONS.glob("*.cu"))
+CORPUS = sorted(SUBMISSIONS.glob("*.cu")) + [NAIVE]
 
 
 def _grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, seed: int = 7):
@@ -36,13 +36,13 @@ def test_crash_then_correct_submission_in_one_process(matmul, cuda_backend, tmp_
     assert crashed.verdict is Verdict.RUNTIME_ERROR
     hung = _grade(SUBMISSIONS / "infinite_loop.cu", matmul, cuda_backend, tmp_path)
     assert hung.verdict is Verdict.TIMEOUT
-    after = _grade(SUBMISSIONS / "naive.cu", matmul, cuda_backend, tmp_path)
+    after = _grade(NAIVE, matmul, cuda_backend, tmp_path)
     assert after.verdict is Verdict.ACCEPTED, after.message
     assert all(c.verdict is Verdict.ACCEPTED for c in after.cases)
 
 
 def test_submit_times_the_naive_kernel(matmul, cuda_backend, tmp_path):
-    report = pipeline.grade(SUBMISSIONS / "naive.cu", "naive.cu", matmul, cuda_backend,
+    report = pipeline.grade(NAIVE, "naive.cu", matmul, cuda_backend,
                             pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.5))
     assert report.verdict is Verdict.ACCEPTED, report.message
     assert len(report.performance) == len(matmul.performance)

@@ -1,0 +1,119 @@
+"""nvcc diagnostics mapping (canned logs) and real builds of the corpus's build-time failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader import build
+from grader.verdict import Verdict
+
+from conftest import NAIVE, SUBMISSIONS, expectation
+
+PROTOTYPE = "void solve(const float* A, const float* B, float* C, int M, int N, int K)"
+
+
+def request(source: Path, cache: Path, display: str | None = None, timeout_s: float = 120) -> build.BuildRequest:
+    toolchain = build.toolchain(9, 0)
+    return build.BuildRequest(source, display or f"solutions/{source.name}", PROTOTYPE, "solve", toolchain,
+                              cache, timeout_s)
+
+
+# --------------------------------------------------------------------------- canned logs
+
+def test_parses_the_front_end_format():
+    log = ('solutions/mine.cu(16): error: identifier "scale" is undefined\n'
+           '          acc += scale * A[n];\n                 ^\n'
+           'solutions/mine.cu(3): warning #177-D: variable "x" was declared but never referenced\n'
+           '1 error detected in the compilation of "solutions/mine.cu".\n')
+    found = build.parse_diagnostics(log)
+    assert found[0] == build.Diagnostic("error", 'identifier "scale" is undefined', "solutions/mine.cu", 16)
+    assert str(found[0]) == 'solutions/mine.cu:16: error: identifier "scale" is undefined'
+    assert found[1].severity == "warning" and found[1].line == 3
+    assert len(found) == 2
+
+
+def test_parses_host_compiler_ptxas_and_linker_messages():
+    log = ("solutions/mine.cu:12:5: error: expected ';' before '}' token\n"
+           "ptxas error   : Entry function '_Z1kv' uses too much shared data (0x10000 bytes, 0xc000 max)\n"
+           "/usr/bin/ld: solution.o: in function `solve':\n"
+           "tmpxft.cudafe1.cpp:(.text+0x3e): undefined reference to `cublasSgemm_v2'\n")
+    gcc, ptxas, ld = build.parse_diagnostics(log)
+    assert (gcc.path, gcc.line, gcc.column) == ("solutions/mine.cu", 12, 5)
+    assert ptxas.message.startswith("ptxas: Entry function") and ptxas.severity == "error"
+    assert ld.message == "undefined reference to `cublasSgemm_v2'"
+
+
+def _classify(log: str):
+    toolchain = build.Toolchain(Path("/usr/bin/nvcc"), "test", ("-arch=sm_90",))
+    req = build.BuildRequest(Path("x.cu"), "x.cu", PROTOTYPE, "solve", toolchain, None, 1)
+    return build.classify_failure(build.parse_diagnostics(log), log, req)
+
+
+def test_user_errors_come_before_interface_errors():
+    status, message = _classify("x.cu(4): error: expected a \";\"\n"
+                                f'{build.EPILOGUE_NAME}(2): error: more than one instance of overloaded function "solve" has "C" linkage\n')
+    assert status is build.BuildStatus.COMPILE_ERROR and message.startswith("x.cu:4: error")
+
+
+def test_library_calls_are_an_interface_error():
+    status, message = _classify("foo.cpp:(.text+0x3e): undefined reference to `cublasSgemm_v2'\n")
+    assert status is build.BuildStatus.INTERFACE_ERROR
+    assert "cublasSgemm_v2" in message and "not allowed" in message
+
+
+def test_arch_flags_pick_arch_specific_targets_where_they_exist():
+    assert build.arch_flags(9, 0) == ("-gencode=arch=compute_90a,code=sm_90a",)
+    assert build.arch_flags(8, 6) == ("-gencode=arch=compute_86,code=sm_86",)
+
+
+def test_translation_unit_points_diagnostics_at_the_user_file():
+    unit = build.translation_unit("int x;\n", 'my "dir"/a.cu', PROTOTYPE)
+    assert unit.startswith('#line 1 "my \\"dir\\"/a.cu"\nint x;\n')
+    assert f'extern "C" {PROTOTYPE};' in unit and build.SYNC_SYMBOL in unit
+
+
+# --------------------------------------------------------------------------- real nvcc
+
+BUILD_FAILURES = [p for p in sorted(SUBMISSIONS.glob("*.cu"))
+                  if expectation(p)[0] in ("COMPILE_ERROR", "INTERFACE_ERROR")]
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("path", BUILD_FAILURES, ids=[p.stem for p in BUILD_FAILURES])
+def test_corpus_build_failures(path, tmp_path):
+    verdict, message = expectation(path)
+    result = build.build(request(path, tmp_path))
+    assert result.status.value == Verdict[verdict].value, result.message
+    if message:
+        assert message.lower() in result.message.lower(), result.message
+    assert str(tmp_path) not in result.message, "no temporary paths in what the user reads"
+
+
+@pytest.mark.nvcc
+def test_builds_are_cached_by_content(tmp_path):
+    source = tmp_path / "naive.cu"
+    source.write_text(NAIVE.read_text())
+    first = build.build(request(source, tmp_path / "cache"))
+    assert first.status is build.BuildStatus.OK and not first.cached
+    assert "solve" in build.exported_functions(first.library)
+    again = build.build(request(source, tmp_path / "cache"))
+    assert again.cached and again.library == first.library
+    source.write_text(source.read_text() + "\n// changed\n")
+    changed = build.build(request(source, tmp_path / "cache"))
+    assert not changed.cached and changed.library != first.library
+    assert not list((tmp_path / "cache" / "builds").glob(".tmp-*")), "no half-written builds left behind"
+
+
+@pytest.mark.nvcc
+def test_compile_time_limit(tmp_path):
+    result = build.build(request(NAIVE, tmp_path, timeout_s=0.01))
+    assert result.status is build.BuildStatus.COMPILE_ERROR
+    assert "longer than 0.01 s" in result.message
+
+
+@pytest.mark.nvcc
+def test_unreadable_source_is_a_compile_error(tmp_path):
+    result = build.build(request(tmp_path / "missing.cu", tmp_path))
+    assert result.status is build.BuildStatus.COMPILE_ERROR and "cannot read" in result.message

@@ -1,0 +1,108 @@
+"""The command line: help everywhere, the non-grading commands, and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from grader import cli, device
+from grader.errors import BackendUnavailable
+from grader.exitcodes import ExitCode
+
+from conftest import CHALLENGES
+
+
+def invoke(*args: str):
+    terminal = cli.Terminal(Console(record=True, width=200), Console(record=True, width=200, stderr=True))
+    result = CliRunner().invoke(cli.cli, list(args), obj=terminal)
+    return result, terminal.out.export_text() + result.output, terminal.err.export_text()
+
+
+def all_commands():
+    return sorted(cli.cli.commands)
+
+
+@pytest.mark.parametrize("command", [[]] + [[c] for c in all_commands()], ids=["grader"] + all_commands())
+def test_every_command_has_help(command):
+    result, out, _ = invoke(*command, "--help")
+    assert result.exit_code == 0
+    assert "Usage:" in out and "--help" in out
+
+
+def test_help_documents_the_exit_codes():
+    _, out, _ = invoke("--help")
+    for code in ExitCode:
+        assert str(int(code)) in out
+
+
+def test_list():
+    result, out, _ = invoke("list")
+    assert result.exit_code == 0 and "matmul" in out
+    result, out, _ = invoke("list", "--json")
+    assert json.loads(result.output)[0]["slug"] == "matmul"
+
+
+def test_show_prints_statement_signature_tolerance_and_shapes():
+    result, out, _ = invoke("show", "matmul")
+    assert result.exit_code == 0
+    assert "inner dimension" in out
+    assert 'extern "C" void solve(const float* A' in out
+    assert "1.5e-06" in out and "8192×6144×4096" in out
+    data = json.loads(invoke("show", "matmul", "--json")[0].output)
+    assert data["tolerance"]["max_relative_frobenius"] == 5e-5
+    assert data["performance"]["cases"][0] == {"M": 8192, "N": 6144, "K": 4096, "name": "leetgpu"}
+
+
+def test_show_unknown_challenge_is_a_usage_error():
+    result, _, err = invoke("show", "sorting")
+    assert result.exit_code == ExitCode.USAGE
+    assert "no challenge named 'sorting'" in err and "matmul" in err
+
+
+def test_init_writes_the_starter_and_refuses_to_overwrite(tmp_path):
+    dest = tmp_path / "solutions" / "mine.cu"
+    result, out, _ = invoke("init", "matmul", str(dest))
+    assert result.exit_code == 0 and dest.read_text() == (CHALLENGES / "matmul" / "starter.cu").read_text()
+    assert "grader run" in out
+    result, _, err = invoke("init", "matmul", str(dest))
+    assert result.exit_code == ExitCode.USAGE and "--force" in err
+    assert invoke("init", "matmul", str(dest), "--force")[0].exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["run", "submit"])
+def test_missing_file_is_a_usage_error(command, tmp_path):
+    result, _, err = invoke(command, str(tmp_path / "nope.cu"))
+    assert result.exit_code == ExitCode.USAGE and "no such file" in err
+
+
+def test_bad_challenge_definition_exits_3(tmp_path):
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "challenge.yaml").write_text("slug: broken\n")
+    result, _, err = invoke("show", "broken", "--challenges-dir", str(tmp_path))
+    assert result.exit_code == ExitCode.BAD_CHALLENGE and "challenge.yaml" in err
+
+
+def test_no_gpu_exits_4_with_a_hint(tmp_path):
+    try:
+        device.query()
+        pytest.skip("a GPU is present")
+    except BackendUnavailable:
+        pass
+    source = tmp_path / "mine.cu"
+    source.write_text("// empty\n")
+    result, _, err = invoke("run", str(source))
+    assert result.exit_code == ExitCode.NO_BACKEND
+    assert "no usable NVIDIA GPU" in err and "hint:" in err
+
+
+def test_internal_errors_are_reported_as_grader_bugs(monkeypatch, tmp_path):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(cli.spec, "load", broken)
+    result, _, err = invoke("show", "matmul")
+    assert result.exit_code == ExitCode.INTERNAL and "internal error" in err and "--debug" in err

@@ -1,0 +1,86 @@
+"""Report rendering and JSON, from a synthetic grading result (no GPU)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from grader import report
+from grader.check import Comparison, Mismatch
+from grader.cuda_backend import Environment
+from grader.results import BuildSummary, CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
+from grader.timing import summarize
+from grader.verdict import Verdict
+
+ENV = Environment("cuda", "NVIDIA H200", "9.0", "13.0", "Cuda compilation tools, release 13.0, V13.0.88", 66908.0, "14.2.0")
+BUILD = BuildSummary("ok", "compiled", 0.9, False, ("nvcc",), (), "")
+
+
+def passing(shape=(3, 5, 7)) -> CaseResult:
+    comparison = Comparison("C", (3, 7), True, 6.1e-8, 4.4e-8, 0, 0, (), None)
+    return CaseResult(CaseKind.FUNCTIONAL, "×".join(map(str, shape)), dict(zip("MNK", shape)),
+                      Verdict.ACCEPTED, "", (comparison,), 0.00016)
+
+
+def grade_report(verdict=Verdict.ACCEPTED, cases=None, performance=(), message="", mode=Mode.SUBMIT):
+    return GradeReport("solutions/mine.cu", "matmul", 1, 1, 1, mode, 42, verdict, message, BUILD,
+                       tuple(cases or [passing()]), tuple(performance), ENV, "cuBLAS FP32", "0.1.0", 5.5, 1.44)
+
+
+def perf() -> PerformanceResult:
+    return PerformanceResult("leetgpu 8192×6144×4096", {"M": 8192, "N": 6144, "K": 4096}, 2 * 8192 * 6144 * 4096,
+                             Verdict.ACCEPTED, "", summarize([81.6, 81.7, 81.5]), summarize([8.14, 8.15, 8.13]),
+                             66908.0, 3.0)
+
+
+def rendered(r: GradeReport) -> str:
+    console = Console(record=True, width=220)
+    report.render(r, console)
+    return console.export_text()
+
+
+def test_accepted_submit_shows_cases_performance_and_verdict():
+    text = rendered(grade_report(performance=[perf()]))
+    assert "matmul v1" in text and "seed 42" in text and "NVIDIA H200" in text and "nvcc 13.0.88" in text
+    assert "3×5×7" in text and "6.1e-08" in text
+    assert "81.600" in text and "5,053" in text and "10%" in text and "cuBLAS FP32 ms" in text
+    assert "ACCEPTED" in text and "1.44 s of it inside solve" in text
+
+
+def test_wrong_answer_shows_the_message():
+    bad = Comparison("C", (3, 7), False, float("inf"), float("inf"), 7, 7, (Mismatch((2, 0), float("nan"), 1.5),), "never written")
+    case = CaseResult(CaseKind.FUNCTIONAL, "3×5×7", {"M": 3, "N": 5, "K": 7}, Verdict.WRONG_ANSWER, "C[2, 0] = nan", (bad,))
+    text = rendered(grade_report(Verdict.WRONG_ANSWER, [case], message="functional case 3×5×7: C[2, 0] = nan"))
+    assert "WRONG_ANSWER" in text and "C[2, 0] = nan" in text and "inf" in text
+
+
+def test_compile_error_shows_diagnostics_without_a_case_table():
+    build = BuildSummary("compile error", "x", 0.3, False, ("nvcc",),
+                         ('solutions/mine.cu:16: error: identifier "scale" is undefined',), "")
+    r = GradeReport("solutions/mine.cu", "matmul", 1, 1, 1, Mode.RUN, 1, Verdict.COMPILE_ERROR,
+                    'solutions/mine.cu:16: error: identifier "scale" is undefined', build, (), (), ENV,
+                    "cuBLAS FP32", "0.1.0", 0.4, 0.0)
+    text = rendered(r)
+    assert "COMPILE_ERROR" in text and "solutions/mine.cu:16" in text and "correctness" not in text
+
+
+def test_run_mode_says_it_did_not_time():
+    assert "grader submit" in rendered(grade_report(mode=Mode.RUN))
+
+
+def test_json_carries_the_report_and_the_environment():
+    data = json.loads(report.as_json(grade_report(performance=[perf()])))
+    assert data["verdict"] == "ACCEPTED" and data["seed"] == 42 and data["mode"] == "submit"
+    assert data["environment"]["gpu"] == "NVIDIA H200" and data["grader_version"] == "0.1.0"
+    p = data["performance"][0]
+    assert p["stats"]["samples_ms"] == [81.6, 81.7, 81.5] and round(p["gflops"]) == 5053
+    assert round(p["percent_of_baseline"]) == 10 and p["stats"]["reps"] == 3
+    assert data["cases"][0]["kind"] == "functional" and data["cases"][0]["verdict"] == "ACCEPTED"
+
+
+def test_json_turns_infinities_into_null():
+    bad = Comparison("C", (1, 1), False, float("inf"), float("inf"), 1, 1, (), "x")
+    case = CaseResult(CaseKind.FUNCTIONAL, "1×1×1", {"M": 1, "N": 1, "K": 1}, Verdict.WRONG_ANSWER, "x", (bad,))
+    text = report.as_json(grade_report(Verdict.WRONG_ANSWER, [case]))
+    assert "Infinity" not in text and json.loads(text)["cases"][0]["comparisons"][0]["scaled_error"] is None

@@ -1,0 +1,77 @@
+"""Repetition rules and statistics, with a fake sampler and clock (no GPU)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from grader import timing
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def sampler(values, clock: FakeClock, cost_s: float):
+    stream = itertools.cycle(values)
+    calls = []
+
+    def sample() -> float:
+        clock.now += cost_s
+        calls.append(1)
+        return next(stream)
+
+    return sample, calls
+
+
+def test_stops_as_soon_as_the_error_is_small():
+    clock = FakeClock()
+    sample, calls = sampler([10.0, 10.01], clock, 0.01)
+    samples = timing.measure(sample, timing.TimingPolicy(budget_s=100), clock)
+    assert len(samples) == timing.TimingPolicy.min_calls
+    assert len(calls) == len(samples) + timing.TimingPolicy.warmup_calls
+
+
+def test_noisy_samples_run_until_the_budget():
+    clock = FakeClock()
+    sample, _ = sampler([1.0, 3.0, 0.5, 5.0], clock, 0.1)
+    samples = timing.measure(sample, timing.TimingPolicy(budget_s=2.0), clock)
+    assert 15 <= len(samples) <= 25  # about budget / cost, far from max_calls
+    assert timing.relative_standard_error(samples) > 0.005
+
+
+def test_slow_calls_still_give_the_floor_of_samples():
+    clock = FakeClock()
+    sample, _ = sampler([900.0, 1100.0], clock, 5.0)
+    samples = timing.measure(sample, timing.TimingPolicy(budget_s=1.0), clock)
+    assert len(samples) == timing.TimingPolicy.floor_calls
+
+
+def test_max_calls_bounds_the_loop():
+    clock = FakeClock()
+    sample, _ = sampler([1.0, 2.0], clock, 0.0)
+    samples = timing.measure(sample, timing.TimingPolicy(budget_s=1.0, max_calls=50), clock)
+    assert len(samples) == 50
+
+
+def test_summary_statistics():
+    stats = timing.summarize([4.0, 1.0, 3.0, 2.0, 5.0])
+    assert stats.median_ms == 3.0 and stats.min_ms == 1.0 and stats.max_ms == 5.0
+    assert stats.q1_ms == 2.0 and stats.q3_ms == 4.0
+    assert stats.spread_pct == pytest.approx(100 * 2 / 3)
+    assert stats.samples_ms == (4.0, 1.0, 3.0, 2.0, 5.0), "samples kept in call order"
+    assert stats.rse == pytest.approx(timing.relative_standard_error([1, 2, 3, 4, 5]))
+
+
+def test_gflops():
+    assert timing.gflops(2 * 4096**3, 2.683) == pytest.approx(51_225, rel=1e-3)
+
+
+def test_summarize_rejects_no_samples():
+    with pytest.raises(ValueError):
+        timing.summarize([])
