@@ -9,6 +9,7 @@ error state (nvcc links the runtime statically, so only code inside the library 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import hashlib
@@ -37,6 +38,7 @@ class BuildStatus(enum.Enum):
     OK = "ok"
     COMPILE_ERROR = "compile error"
     INTERFACE_ERROR = "interface error"
+    UNSUPPORTED = "unsupported"
 
 
 @dataclass(frozen=True)
@@ -71,12 +73,15 @@ class Toolchain:
 class BuildResult:
     status: BuildStatus
     message: str
-    library: Path | None = None
+    artifact: Path | None = None
+    """What the worker runs: the shared library (CUDA) or the executable (emulator)."""
     diagnostics: tuple[Diagnostic, ...] = ()
     log: str = ""
     command: tuple[str, ...] = ()
     seconds: float = 0.0
     cached: bool = False
+    notes: tuple[str, ...] = ()
+    """Things the user should know even though the build succeeded (emulation caveats)."""
 
 
 @dataclass(frozen=True)
@@ -162,21 +167,30 @@ def build(request: BuildRequest) -> BuildResult:
     try:
         source_text = request.source.read_text(errors="replace")
     except OSError as exc:
-        return BuildResult(BuildStatus.COMPILE_ERROR, f"cannot read {request.display_path}: {exc.strerror}")
+        return unreadable(request.display_path, exc)
     unit = translation_unit(source_text, request.display_path, request.prototype)
-    key = cache_key(unit, request)
-    cache_root = request.cache_dir or Path(tempfile.mkdtemp(prefix="grader-build-"))
+    command = (str(request.toolchain.nvcc), *BASE_FLAGS, *request.toolchain.arch_flags, *request.extra_flags,
+               "-o", LIBRARY_NAME, "submission.cu")
+    return cached_build(request.cache_dir, cache_key(unit, request), LIBRARY_NAME,
+                        lambda work: _compile(unit, work, command, request))
+
+
+def unreadable(display_path: str, exc: OSError) -> BuildResult:
+    return BuildResult(BuildStatus.COMPILE_ERROR, f"cannot read {display_path}: {exc.strerror}")
+
+
+def cached_build(cache_dir: Path | None, key: str, artifact: str, compile_in) -> BuildResult:
+    """Return the cached build for `key`, or run `compile_in(work_dir)` and publish its artifact."""
+    cache_root = cache_dir or Path(tempfile.mkdtemp(prefix="grader-build-"))
     final = cache_root / "builds" / key
-    if (final / LIBRARY_NAME).is_file():
-        return _cached(final)
+    if (final / artifact).is_file():
+        return _cached(final, artifact)
     work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=_ensure_dir(cache_root / "builds")))
-    result = _compile(unit, work, request)
-    if result.status is BuildStatus.OK:
-        result = _check_exports(result, request)
+    result = compile_in(work)
     if result.status is not BuildStatus.OK:
         shutil.rmtree(work, ignore_errors=True)
         return result
-    return _publish(work, final, result)
+    return _publish(work, final, result, artifact)
 
 
 def _ensure_dir(path: Path) -> Path:
@@ -184,50 +198,70 @@ def _ensure_dir(path: Path) -> Path:
     return path
 
 
-def _compile(unit: str, work: Path, request: BuildRequest) -> BuildResult:
-    source = work / "submission.cu"
-    source.write_text(unit)
-    library = work / LIBRARY_NAME
-    command = (str(request.toolchain.nvcc), *BASE_FLAGS, *request.toolchain.arch_flags,
-               *request.extra_flags, "-o", str(library), str(source))
+@dataclass(frozen=True)
+class ToolRun:
+    returncode: int | None
+    """None when the tool ran past its time limit and was killed."""
+    log: str
+    seconds: float
+
+
+def run_tool(command: tuple[str, ...], cwd: Path, timeout_s: float) -> ToolRun:
+    """Run a compiler in its own process group, so a timeout kills everything it started."""
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace", cwd=work, start_new_session=True)
+                            errors="replace", cwd=cwd, start_new_session=True)
     try:
-        log, _ = proc.communicate(timeout=request.timeout_s)
+        log, _ = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return BuildResult(BuildStatus.COMPILE_ERROR,
-                           f"compilation took longer than {request.timeout_s:g} s and was stopped",
-                           command=command, seconds=time.perf_counter() - started)
-    seconds = time.perf_counter() - started
-    log = log.replace(str(source), request.display_path).replace(str(work) + os.sep, "")
+        return ToolRun(None, "", time.perf_counter() - started)
+    return ToolRun(proc.returncode, log, time.perf_counter() - started)
+
+
+def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, display_path: str,
+             entry: str, prototype: str, timeout_s: float) -> BuildResult:
+    """A BuildResult from a compiler run, with diagnostics pointing at the user's file."""
+    if tool.returncode is None:
+        return BuildResult(BuildStatus.COMPILE_ERROR, f"compilation took longer than {timeout_s:g} s and was stopped",
+                           command=command, seconds=tool.seconds)
+    log = tool.log.replace(str(source), display_path).replace(str(work) + os.sep, "")
     diagnostics = parse_diagnostics(log)
-    if proc.returncode != 0:
-        status, message = classify_failure(diagnostics, log, request)
-        return BuildResult(status, message, diagnostics=diagnostics, log=log, command=command, seconds=seconds)
-    return BuildResult(BuildStatus.OK, "compiled", library, diagnostics, log, command, seconds)
+    if tool.returncode != 0:
+        status, message = classify_failure(diagnostics, log, entry, prototype)
+        return BuildResult(status, message, diagnostics=diagnostics, log=log, command=command, seconds=tool.seconds)
+    return BuildResult(BuildStatus.OK, "compiled", None, diagnostics, log, command, tool.seconds)
 
 
-def _cached(final: Path) -> BuildResult:
+def _compile(unit: str, work: Path, command: tuple[str, ...], request: BuildRequest) -> BuildResult:
+    source = work / "submission.cu"
+    source.write_text(unit)
+    tool = run_tool(command, work, request.timeout_s)
+    result = compiled(tool, command, work, source, request.display_path, request.entry, request.prototype,
+                      request.timeout_s)
+    if result.status is not BuildStatus.OK:
+        return result
+    return _check_exports(dataclasses.replace(result, artifact=work / LIBRARY_NAME), request)
+
+
+def _cached(final: Path, artifact: str) -> BuildResult:
     meta = json.loads((final / "build.json").read_text())
     diagnostics = tuple(Diagnostic(**d) for d in meta["diagnostics"])
-    return BuildResult(BuildStatus.OK, "compiled (cached)", final / LIBRARY_NAME, diagnostics,
-                       meta["log"], tuple(meta["command"]), meta["seconds"], cached=True)
+    return BuildResult(BuildStatus.OK, "compiled (cached)", final / artifact, diagnostics, meta["log"],
+                       tuple(meta["command"]), meta["seconds"], cached=True, notes=tuple(meta.get("notes", ())))
 
 
-def _publish(work: Path, final: Path, result: BuildResult) -> BuildResult:
+def _publish(work: Path, final: Path, result: BuildResult, artifact: str) -> BuildResult:
     """Write the metadata, then rename the folder into place: a half-written build is never seen."""
     meta = {"log": result.log, "command": list(result.command), "seconds": result.seconds,
-            "diagnostics": [d.__dict__ for d in result.diagnostics]}
+            "diagnostics": [d.__dict__ for d in result.diagnostics], "notes": list(result.notes)}
     (work / "build.json").write_text(json.dumps(meta))
     try:
         work.rename(final)
     except OSError:  # another process published the same key first; theirs is identical
         shutil.rmtree(work, ignore_errors=True)
-    return BuildResult(result.status, result.message, final / LIBRARY_NAME, result.diagnostics,
-                       result.log, result.command, result.seconds)
+    return dataclasses.replace(result, artifact=final / artifact)
 
 
 # --------------------------------------------------------------------------- diagnostics
@@ -256,14 +290,14 @@ def parse_diagnostics(log: str) -> tuple[Diagnostic, ...]:
     return tuple(found)
 
 
-def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str,
-                     request: BuildRequest) -> tuple[BuildStatus, str]:
+def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
+                     prototype: str) -> tuple[BuildStatus, str]:
     errors = [d for d in diagnostics if d.severity == "error"]
     in_epilogue = [d for d in errors if d.path == EPILOGUE_NAME]
     undefined = [d for d in errors if d.message.startswith("undefined reference")]
     own = [d for d in errors if d not in in_epilogue and d not in undefined]
     if in_epilogue and not own:
-        return BuildStatus.INTERFACE_ERROR, _signature_message(in_epilogue[0], request)
+        return BuildStatus.INTERFACE_ERROR, _signature_message(in_epilogue[0], entry, prototype)
     if undefined and not own:
         symbols = ", ".join(sorted({d.message.split("`")[1] for d in undefined}))
         return BuildStatus.INTERFACE_ERROR, (
@@ -277,12 +311,12 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str,
     return BuildStatus.COMPILE_ERROR, tail[0]
 
 
-def _signature_message(diagnostic: Diagnostic, request: BuildRequest) -> str:
-    if "linkage specification is incompatible" in diagnostic.message:
-        return (f'`{request.entry}` has C++ linkage, so its exported name is mangled. Declare it as '
-                f'extern "C" {request.prototype}')
-    return (f"`{request.entry}`'s signature differs from the challenge's. The grader calls: "
-            f'extern "C" {request.prototype}  (nvcc: {diagnostic.message})')
+def _signature_message(diagnostic: Diagnostic, entry: str, prototype: str) -> str:
+    text = diagnostic.message
+    if "linkage specification is incompatible" in text or "conflicting declaration" in text and "linkage" in text:
+        return f'`{entry}` has C++ linkage, so its exported name is mangled. Declare it as extern "C" {prototype}'
+    return (f"`{entry}`'s signature differs from the challenge's. The grader calls: "
+            f'extern "C" {prototype}  (compiler: {text})')
 
 
 # --------------------------------------------------------------------------- exported symbols
@@ -305,7 +339,7 @@ def demangle(names: list[str]) -> list[str]:
 
 
 def _check_exports(result: BuildResult, request: BuildRequest) -> BuildResult:
-    names = exported_functions(result.library)
+    names = exported_functions(result.artifact)
     if request.entry in names:
         return result
     mangled = [n for n, d in zip(names, demangle([n for n in names])) if n.startswith("_Z") and
@@ -317,5 +351,4 @@ def _check_exports(result: BuildResult, request: BuildRequest) -> BuildResult:
         message = (f"the file defines no function named `{request.entry}`. Add: "
                    f'extern "C" {request.prototype} {{ ... launch your kernel ... }}  '
                    f"(`grader init` writes a starter file)")
-    return BuildResult(BuildStatus.INTERFACE_ERROR, message, result.library, result.diagnostics,
-                       result.log, result.command, result.seconds)
+    return dataclasses.replace(result, status=BuildStatus.INTERFACE_ERROR, message=message)

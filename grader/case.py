@@ -98,6 +98,12 @@ def prepare(challenge: Challenge, shape: Shape, rng: np.random.Generator, backen
     return case
 
 
+def reset_outputs(challenge: Challenge, case: Case, backend) -> None:
+    for param in challenge.outputs:
+        case.buffers[param.name].fill_output()
+    backend.synchronize()
+
+
 def worker_args(challenge: Challenge, case: Case) -> list[dict]:
     args = []
     for param in challenge.params:
@@ -129,3 +135,60 @@ def inspect(challenge: Challenge, case: Case, xp) -> Inspection:
     if failed:
         return Inspection(Verdict.WRONG_ANSWER, check.describe(failed[0], challenge.tolerance), comparisons)
     return Inspection(Verdict.ACCEPTED, "", comparisons)
+
+
+# --------------------------------------------------------------------------- thread orders
+
+
+@dataclass(frozen=True)
+class OrderRun:
+    """What one call left behind when threads ran in one order."""
+
+    order: str
+    inspection: Inspection
+    outputs: tuple[bytes, ...]
+    reply: dict
+
+
+def snapshot(challenge: Challenge, case: Case, xp) -> tuple[bytes, ...]:
+    host = (case.buffers[p.name].data for p in challenge.outputs)
+    return tuple(bytes(x.get() if hasattr(x, "get") else x) for x in host)
+
+
+def combine_orders(runs: list[OrderRun]) -> Inspection:
+    """ACCEPTED only if every order is; different outputs from different orders is a RACE."""
+    first = runs[0].inspection
+    if all(r.inspection.verdict is Verdict.ACCEPTED for r in runs):
+        return first
+    for r in runs:
+        if r.inspection.verdict not in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):
+            return r.inspection  # a stray write or changed input says more than the race
+    if all(r.outputs == runs[0].outputs for r in runs[1:]):
+        return first  # deterministic: the same wrong answer in every order
+    return Inspection(Verdict.RACE, _race_message(runs), first.comparisons)
+
+
+def _race_message(runs: list[OrderRun]) -> str:
+    outcomes = "; ".join(f"{r.order} order: {_summary(r.inspection)}" for r in runs)
+    hint = ("a __syncthreads() is probably missing where threads read shared memory that other threads "
+            "wrote in the same step: after a tile is loaded, or before it is overwritten for the next one")
+    kernels = runs[0].reply.get("kernels") or []
+    sites = [_kernel_site(k) for k in kernels]
+    text = f"the result depends on the order threads run in ({outcomes}); {hint}"
+    return text + (". " + "; ".join(sites) if sites else "")
+
+
+def _summary(inspection: Inspection) -> str:
+    if inspection.verdict is Verdict.ACCEPTED:
+        return "correct"
+    bad = [c for c in inspection.comparisons if not c.passed]
+    return f"{bad[0].bad_count} of {bad[0].total} elements wrong" if bad else inspection.verdict.label
+
+
+def _kernel_site(kernel: dict) -> str:
+    barriers = kernel.get("barriers") or []
+    where = f"kernel `{kernel['name']}` (launched at line {kernel['line']})"
+    if not barriers:
+        return f"{where} never calls __syncthreads()"
+    lines = ", ".join(str(b) for b in barriers)
+    return f"{where} synchronizes only at line{'s' if len(barriers) > 1 else ''} {lines}"

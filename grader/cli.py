@@ -122,8 +122,9 @@ def grading_options(command):
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                      help="Seed for random shapes and values; the report prints the one used. Default: fresh."),
         click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout."),
-        click.option("--backend", type=click.Choice(["auto", "cuda"]), default="auto", show_default=True,
-                     help="Where the submission runs. auto: the GPU."),
+        click.option("--backend", type=click.Choice(["auto", "cuda", "emulator"]), default="auto", show_default=True,
+                     help="Where the submission runs. auto: the GPU if one is usable, else the CPU emulator "
+                          "(correctness only)."),
         click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH)."),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
                      show_default=True, help="Build cache folder."),
@@ -147,7 +148,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
         options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
                                    timing_budget_s)
-        result = _grade_with_progress(terminal, file, challenge, options, nvcc)
+        result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc)
     if as_json:
         click.echo(report.as_json(result))
     else:
@@ -155,14 +156,32 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     sys.exit(int(ExitCode.OK if result.accepted else ExitCode.REJECTED))
 
 
-def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, nvcc: str | None):
+def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
+                         nvcc: str | None):
     from grader import pipeline
-    from grader.cuda_backend import CudaBackend
 
     with RichProgress(terminal.err) as progress:
-        progress.stage("starting the GPU backend")
-        gpu = CudaBackend(nvcc)
-        return pipeline.grade(file, str(file), challenge, gpu, options, progress)
+        progress.stage("starting the backend")
+        chosen = choose_backend(backend, nvcc, terminal)
+        return pipeline.grade(file, str(file), challenge, chosen, options, progress)
+
+
+def choose_backend(name: str, nvcc: str | None, terminal: Terminal):
+    """The backend asked for; with auto, the GPU when usable, else the emulator, said in one line."""
+    from grader.cuda_backend import CudaBackend
+    from grader.emulator.backend import EmulatorBackend
+    from grader.errors import BackendUnavailable
+
+    if name == "emulator":
+        return EmulatorBackend(nvcc)
+    try:
+        return CudaBackend(nvcc)
+    except BackendUnavailable as error:
+        if name == "cuda":
+            raise
+        terminal.err.print(f"[yellow]no usable GPU ({error.message}); grading on the CPU emulator: "
+                           "correctness only, no timings[/]", highlight=False)
+        return EmulatorBackend(nvcc)
 
 
 @cli.command()

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader import build, device, timing
+from pathlib import Path
+
+from grader import build, device, run, timing
 from grader.buffers import DeviceBuffer
 from grader.spec import Challenge
 
@@ -23,6 +25,8 @@ class Environment:
 class CudaBackend:
     name = "cuda"
     measures_time = True
+    orders = ("forward",)
+    """A GPU schedules threads itself: each case runs once."""
 
     def __init__(self, nvcc: str | None = None, ordinal: int = 0):
         self.info = device.query(ordinal)
@@ -39,6 +43,13 @@ class CudaBackend:
     def environment(self) -> Environment:
         return Environment(self.name, self.info.name, self.info.compute_capability, self.info.driver,
                            self.toolchain.version, self.info.fp32_peak_gflops, self.cp.__version__)
+
+    def build(self, source: Path, display_path: str, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
+        return build.build(build.BuildRequest(source, display_path, challenge.prototype(), challenge.entry,
+                                              self.toolchain, cache_dir, challenge.limits.compile_s))
+
+    def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
+        return run.python_worker(built.artifact, challenge.entry)
 
     def buffer(self, name, shape, dtype) -> DeviceBuffer:
         return DeviceBuffer(self.cp, name, shape, dtype)

@@ -18,6 +18,11 @@ from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
 
 GRACE_S = 30.0
+BUILD_VERDICTS = {
+    build.BuildStatus.COMPILE_ERROR: Verdict.COMPILE_ERROR,
+    build.BuildStatus.INTERFACE_ERROR: Verdict.INTERFACE_ERROR,
+    build.BuildStatus.UNSUPPORTED: Verdict.UNSUPPORTED,
+}
 
 
 @dataclass(frozen=True)
@@ -61,9 +66,9 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
     built = _build(state, source, display_path)
     summary = _summarize_build(built)
     if built.status is not build.BuildStatus.OK:
-        verdict = Verdict.COMPILE_ERROR if built.status is build.BuildStatus.COMPILE_ERROR else Verdict.INTERFACE_ERROR
-        return _report(state, display_path, verdict, built.message, summary, (), (), clock() - started)
-    with run.Worker(built.library, challenge.entry) as worker:
+        return _report(state, display_path, BUILD_VERDICTS[built.status], built.message, summary, (), (),
+                       clock() - started)
+    with backend.worker(built, challenge) as worker:
         state.worker = worker
         ready = worker.start()
         if ready.outcome is not run.Outcome.OK:
@@ -72,7 +77,7 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
                            worker.output_tail())
         checked = _check_all(state)
         timed: tuple[PerformanceResult, ...] = ()
-        if options.mode is Mode.SUBMIT and all(c.verdict.passed for c in checked):
+        if options.mode is Mode.SUBMIT and backend.measures_time and all(c.verdict.passed for c in checked):
             timed, rechecked = _time_all(state)
             checked += rechecked
         output = worker.output_tail()
@@ -86,15 +91,13 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
 
 
 def _build(state: _Run, source: Path, display_path: str) -> build.BuildResult:
-    state.progress.stage("compiling with nvcc")
-    c = state.challenge
-    return build.build(build.BuildRequest(source, display_path, c.prototype(), c.entry, state.backend.toolchain,
-                                          state.options.cache_dir, c.limits.compile_s))
+    state.progress.stage("compiling")
+    return state.backend.build(source, display_path, state.challenge, state.options.cache_dir)
 
 
 def _summarize_build(built: build.BuildResult) -> BuildSummary:
     return BuildSummary(built.status.value, built.message, built.seconds, built.cached, built.command,
-                        tuple(str(d) for d in built.diagnostics), built.log)
+                        tuple(str(d) for d in built.diagnostics), built.log, built.notes)
 
 
 # --------------------------------------------------------------------------- correctness
@@ -122,18 +125,26 @@ def _fatal(verdict: Verdict) -> bool:
 
 
 def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
+    """One case, once per thread order the backend runs (the emulator: forward, then reversed)."""
     c, backend = state.challenge, state.backend
     case = cases.prepare(c, shape, rng, backend)
+    runs: list[cases.OrderRun] = []
     try:
-        reply = state.worker.call(cases.worker_args(c, case), c.limits.case_s)
-        failed = _call_failure(reply, c.limits.case_s)
-        if failed:
-            state.worker.stop()
-            return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
-        call_s = reply.data["seconds"]
-        state.kernel_s += call_s
-        found = cases.inspect(c, case, backend.xp)
-        return CaseResult(kind, shape.label(), dict(shape.dims), found.verdict, found.message, found.comparisons, call_s)
+        for order in backend.orders:
+            if runs:
+                cases.reset_outputs(c, case, backend)
+            reply = state.worker.call(cases.worker_args(c, case), c.limits.case_s, order)
+            failed = _call_failure(reply, c.limits.case_s)
+            if failed:
+                state.worker.stop()
+                return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
+            state.kernel_s += reply.data["seconds"]
+            found = cases.inspect(c, case, backend.xp)
+            outputs = cases.snapshot(c, case, backend.xp) if len(backend.orders) > 1 else ()
+            runs.append(cases.OrderRun(order, found, outputs, reply.data))
+        found = cases.combine_orders(runs)
+        return CaseResult(kind, shape.label(), dict(shape.dims), found.verdict, found.message, found.comparisons,
+                          runs[0].reply["seconds"])
     finally:
         case.release()
         backend.free_memory()
@@ -145,7 +156,7 @@ def _call_failure(reply: run.Reply, limit_s: float) -> tuple[Verdict, str] | Non
     if reply.outcome is run.Outcome.TIMEOUT:
         return Verdict.TIMEOUT, f"the call did not finish within {limit_s:g} s (an endless loop, or far too slow); the worker was stopped"
     if reply.outcome is run.Outcome.CUDA_ERROR:
-        return Verdict.RUNTIME_ERROR, f"CUDA reported {reply.detail} during or after the call"
+        return Verdict.RUNTIME_ERROR, f"CUDA error: {reply.detail}"
     if reply.outcome is run.Outcome.CRASHED:
         return Verdict.RUNTIME_ERROR, f"the submission crashed: {reply.detail}"
     return Verdict.RUNTIME_ERROR, f"the worker failed: {reply.detail}"

@@ -27,6 +27,8 @@ def render(report: GradeReport, console: Console) -> None:
     console.print(_header(report))
     if report.build is not None:
         console.print(_build_line(report))
+        for note in report.build.notes:
+            console.print(Text(f"note: {note}", style="yellow"))
     if report.build and report.build.diagnostics and not report.cases:
         console.print(_diagnostics(report))
     if report.cases:
@@ -41,7 +43,7 @@ def render(report: GradeReport, console: Console) -> None:
 
 def _header(r: GradeReport) -> Text:
     env = r.environment
-    gpu = f"{env.gpu} (compute {env.compute_capability}, driver {env.driver})" if env.gpu else env.backend
+    gpu = f"{env.gpu} (compute {env.compute_capability}, driver {env.driver})" if env.gpu else "CPU emulator"
     text = Text()
     text.append(f"{r.challenge} v{r.challenge_version}", style="bold")
     text.append(f" · {r.submission} · {r.mode.value} · seed {r.seed}\n")
@@ -119,7 +121,10 @@ def _verdict_panel(r: GradeReport) -> Panel:
     if r.build and r.build.diagnostics and not r.cases and r.verdict is Verdict.COMPILE_ERROR:
         parts.append(Text("fix the first error above and run again", style="dim"))
     timing = f"graded in {r.wall_s:.1f} s, {r.kernel_s:.2f} s of it inside {escape('solve')}"
-    if r.mode is Mode.RUN and r.accepted:
+    if r.environment.backend == "emulator":
+        timing += (" · emulated on the CPU: correctness only (every case run with threads in forward and "
+                   "reversed order); no timings, no level placement")
+    elif r.mode is Mode.RUN and r.accepted:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")

@@ -84,6 +84,7 @@ class BuildSummary:
     command: tuple[str, ...]
     diagnostics: tuple[str, ...]
     log: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from grader import build
 
@@ -42,11 +43,20 @@ class Reply:
     """Wall time the grader waited for this reply."""
 
 
-class Worker:
-    """One worker process for one library. Use as a context manager."""
+def encode_json(command: dict) -> str:
+    return json.dumps(command)
 
-    def __init__(self, library: Path, entry: str, python: str = sys.executable):
-        self.library, self.entry, self.python = library, entry, python
+
+class Worker:
+    """One worker process for one submission. Use as a context manager.
+
+    `argv(commands_fd, results_fd)` is the worker's command line; `encode` turns a command into
+    the one line the worker reads. Answers are JSON lines either way.
+    """
+
+    def __init__(self, argv: Callable[[int, int], list[str]], encode: Callable[[dict], str] = encode_json,
+                 env: dict[str, str] | None = None):
+        self.argv, self.encode, self.env = argv, encode, env
         self.proc: subprocess.Popen | None = None
         self.output = tempfile.TemporaryFile()
         self._results = None
@@ -57,13 +67,9 @@ class Worker:
     def start(self) -> Reply:
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
-        argv = [self.python, "-m", "grader.worker", "--library", str(self.library), "--entry", self.entry,
-                "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
-                "--commands-fd", str(cmd_r), "--results-fd", str(res_w)]
-        env = dict(os.environ, PYTHONPATH=_package_root() + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
-                                     pass_fds=(cmd_r, res_w), start_new_session=True, env=env,
-                                     cwd=tempfile.gettempdir())
+        self.proc = subprocess.Popen(self.argv(cmd_r, res_w), stdin=subprocess.DEVNULL, stdout=self.output,
+                                     stderr=subprocess.STDOUT, pass_fds=(cmd_r, res_w), start_new_session=True,
+                                     env=self.env, cwd=tempfile.gettempdir())
         os.close(cmd_r)
         os.close(res_w)
         self._commands = os.fdopen(cmd_w, "w")
@@ -93,8 +99,9 @@ class Worker:
         return self.proc is not None and self.proc.poll() is None
 
     # -- requests
-    def call(self, args: list[dict], timeout_s: float) -> Reply:
-        return self.request({"op": "call", "args": args}, timeout_s)
+    def call(self, args: list[dict], timeout_s: float, order: str = "forward") -> Reply:
+        """One call of the entry point. `order` is the order threads run in, where the backend has one."""
+        return self.request({"op": "call", "args": args, "order": order}, timeout_s)
 
     def time(self, args: list[dict], policy: dict, flush_bytes: int, timeout_s: float) -> Reply:
         return self.request({"op": "time", "args": args, "policy": policy, "flush_bytes": flush_bytes}, timeout_s)
@@ -116,7 +123,7 @@ class Worker:
 
     # -- plumbing
     def _send(self, command: dict) -> None:
-        self._commands.write(json.dumps(command) + "\n")
+        self._commands.write(self.encode(command) + "\n")
         self._commands.flush()
 
     def _receive(self, timeout_s: float) -> Reply:
@@ -165,10 +172,22 @@ def _reply(message: dict, seconds: float) -> Reply:
     if message.get("ok"):
         return Reply(Outcome.OK, data=message, seconds=seconds)
     if "cuda_error" in message:
-        return Reply(Outcome.CUDA_ERROR, f"{message['name']} (CUDA error {message['cuda_error']})",
-                     message, seconds)
+        detail = f"{message['name']} (CUDA error {message['cuda_error']})"
+        if message.get("message"):
+            detail += f": {message['message']}"
+        return Reply(Outcome.CUDA_ERROR, detail, message, seconds)
+    if "crash" in message:
+        return Reply(Outcome.CRASHED, message["crash"], message, seconds)
     return Reply(Outcome.INTERNAL, message.get("internal", "unknown worker failure"), message, seconds)
 
 
-def _package_root() -> str:
-    return str(Path(__file__).resolve().parent.parent)
+def python_worker(library: Path, entry: str, python: str = sys.executable) -> Worker:
+    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes."""
+    def argv(commands_fd: int, results_fd: int) -> list[str]:
+        return [python, "-m", "grader.worker", "--library", str(library), "--entry", entry,
+                "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
+                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd)]
+
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=package_root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return Worker(argv, env=env)

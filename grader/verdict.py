@@ -20,6 +20,8 @@ class Verdict(enum.Enum):
     OUT_OF_BOUNDS = "out of bounds"
     INPUT_MODIFIED = "input modified"
     WRONG_ANSWER = "wrong answer"
+    RACE = "race"
+    UNSUPPORTED = "unsupported"
     SKIPPED = "skipped"
 
     @property
@@ -40,6 +42,8 @@ HELP = {
     Verdict.OUT_OF_BOUNDS: "the submission wrote outside the buffers it was given",
     Verdict.INPUT_MODIFIED: "the submission changed an input buffer, which is read-only",
     Verdict.WRONG_ANSWER: "the output differs from the FP64 reference beyond the tolerance",
+    Verdict.RACE: "the output depends on the order threads run in: a data race, usually a missing __syncthreads()",
+    Verdict.UNSUPPORTED: "the CPU emulator cannot run this file; grade it on a GPU",
     Verdict.SKIPPED: "not run because an earlier stage failed",
 }
 

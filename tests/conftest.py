@@ -50,10 +50,24 @@ def cuda_backend():
 def expectation(path: Path) -> tuple[str, str | None]:
     """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file."""
     verdict, message = None, None
-    for line in path.read_text().splitlines()[:5]:
+    for line in path.read_text().splitlines()[:6]:
         if line.startswith("// expect:"):
             verdict = line.split(":", 1)[1].strip()
         elif line.startswith("// expect-message:"):
             message = line.split(":", 1)[1].strip()
     assert verdict, f"{path} has no '// expect: VERDICT' header"
     return verdict, message
+
+
+def backends(path: Path) -> set[str]:
+    """`// backends: emulator` marks a file whose behaviour on a GPU is undefined (a race, a divergent
+    barrier): only the emulator promises a verdict for it. Files without the line run everywhere."""
+    for line in path.read_text().splitlines()[:6]:
+        if line.startswith("// backends:"):
+            return {b.strip() for b in line.split(":", 1)[1].split(",")}
+    return {"cuda", "emulator"}
+
+
+def corpus(backend: str) -> list[Path]:
+    files = sorted(SUBMISSIONS.glob("*.cu")) + [NAIVE]
+    return [p for p in files if backend in backends(p)]

@@ -46,9 +46,7 @@ def test_parses_host_compiler_ptxas_and_linker_messages():
 
 
 def _classify(log: str):
-    toolchain = build.Toolchain(Path("/usr/bin/nvcc"), "test", ("-arch=sm_90",))
-    req = build.BuildRequest(Path("x.cu"), "x.cu", PROTOTYPE, "solve", toolchain, None, 1)
-    return build.classify_failure(build.parse_diagnostics(log), log, req)
+    return build.classify_failure(build.parse_diagnostics(log), log, "solve", PROTOTYPE)
 
 
 def test_user_errors_come_before_interface_errors():
@@ -97,12 +95,12 @@ def test_builds_are_cached_by_content(tmp_path):
     source.write_text(NAIVE.read_text())
     first = build.build(request(source, tmp_path / "cache"))
     assert first.status is build.BuildStatus.OK and not first.cached
-    assert "solve" in build.exported_functions(first.library)
+    assert "solve" in build.exported_functions(first.artifact)
     again = build.build(request(source, tmp_path / "cache"))
-    assert again.cached and again.library == first.library
+    assert again.cached and again.artifact == first.artifact
     source.write_text(source.read_text() + "\n// changed\n")
     changed = build.build(request(source, tmp_path / "cache"))
-    assert not changed.cached and changed.library != first.library
+    assert not changed.cached and changed.artifact != first.artifact
     assert not list((tmp_path / "cache" / "builds").glob(".tmp-*")), "no half-written builds left behind"
 
 

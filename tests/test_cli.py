@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
 
-import click
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
@@ -13,7 +13,7 @@ from grader import cli, device
 from grader.errors import BackendUnavailable
 from grader.exitcodes import ExitCode
 
-from conftest import CHALLENGES
+from conftest import CHALLENGES, NAIVE, SUBMISSIONS
 
 
 def invoke(*args: str):
@@ -86,17 +86,40 @@ def test_bad_challenge_definition_exits_3(tmp_path):
     assert result.exit_code == ExitCode.BAD_CHALLENGE and "challenge.yaml" in err
 
 
-def test_no_gpu_exits_4_with_a_hint(tmp_path):
+def _skip_if_gpu():
     try:
         device.query()
         pytest.skip("a GPU is present")
     except BackendUnavailable:
         pass
+
+
+def test_asking_for_the_gpu_without_one_exits_4_with_a_hint(tmp_path):
+    _skip_if_gpu()
     source = tmp_path / "mine.cu"
     source.write_text("// empty\n")
-    result, _, err = invoke("run", str(source))
+    result, _, err = invoke("run", str(source), "--backend", "cuda")
     assert result.exit_code == ExitCode.NO_BACKEND
     assert "no usable NVIDIA GPU" in err and "hint:" in err
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+def test_auto_falls_back_to_the_emulator_and_says_so(tmp_path):
+    _skip_if_gpu()
+    result, out, err = invoke("run", str(NAIVE), "--cache-dir", str(tmp_path), "--seed", "3")
+    assert result.exit_code == ExitCode.OK, out + err
+    assert "grading on the CPU emulator" in err
+    assert "ACCEPTED" in out and "emulated on the CPU" in out and "seed 3" in out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+def test_emulated_json_report_and_rejection_exit_code(tmp_path):
+    source = tmp_path / "never.cu"
+    source.write_text((SUBMISSIONS / "never_writes.cu").read_text())
+    result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path))
+    assert result.exit_code == ExitCode.REJECTED
+    data = json.loads(result.output)
+    assert data["verdict"] == "WRONG_ANSWER" and data["environment"]["backend"] == "emulator"
 
 
 def test_internal_errors_are_reported_as_grader_bugs(monkeypatch, tmp_path):

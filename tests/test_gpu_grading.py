@@ -10,11 +10,11 @@ from grader import pipeline
 from grader.results import Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, expectation
+from conftest import NAIVE, SUBMISSIONS, corpus, expectation
 
 pytestmark = pytest.mark.gpu
 
-CORPUS = sorted(SUBMISSIONS.glob("*.cu")) + [NAIVE]
+CORPUS = corpus("cuda")
 
 
 def _grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, seed: int = 7):

@@ -1,0 +1,404 @@
+"""Source rewrites that let a CUDA file compile as plain C++ for the CPU emulator.
+
+The emulator compiles a submission with g++ and a compatibility header whose macros turn
+`__global__`, `__shared__`, `threadIdx`, ... into ordinary C++. Three things are out of a macro's
+reach, so they are rewritten here:
+- `kernel<<<cfg>>>(args)` is not C++ at all; it becomes
+  `::emu::launch(kernel, "kernel", LINE, cfg)(args)`.
+- `extern __shared__ T name[];` must point at the running block's dynamic buffer, not declare an
+  array, so it becomes a pointer initialised from `::emu::dynamic_shared()`.
+- the emulator must know every static `__shared__` array by name (a macro sees only the keyword),
+  so each such declaration is followed by `EMU_TRACK_SHARED(name);`.
+The scan works on tokens, so comments and literals are never touched, and every rewrite keeps the
+user's code on its original line (moved line breaks go to the end of the rewrite), so g++
+diagnostics point at the user's own file and line. It also reports what the emulator cannot run
+(the caller refuses the file) and what may behave differently on a CPU than on a GPU.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+ASM_MESSAGE = "inline PTX assembly (asm) is not supported in emulation; run on a GPU"
+DEVICE_LAUNCH_MESSAGE = (
+    "launching a kernel from device code (dynamic parallelism) is not supported in emulation")
+GRID_SYNC_MESSAGE = ("grid-wide synchronization (cooperative_groups::this_grid / grid.sync) is "
+                     "not supported in emulation; run on a GPU")
+LAUNCH_SYNTAX_MESSAGE = ("kernel launch the emulator cannot parse: write it as "
+                         "kernel<<<config>>>(args) with a plain or templated kernel name")
+EXTERN_SHARED_MESSAGE = ("extern __shared__ declaration the emulator cannot rewrite: write it as "
+                         "`extern __shared__ T name[];`")
+VOLATILE_MESSAGE = ("legacy warp-synchronous code (volatile shared memory without __syncwarp) may "
+                    "fail in emulation though it often passes on a GPU: add __syncwarp() between "
+                    "the steps")
+
+
+@dataclass(frozen=True)
+class Finding:
+    line: int  # 1-based line in the original source
+    message: str
+
+
+@dataclass(frozen=True)
+class Translation:
+    text: str  # the rewritten C++ source (no #line directive added; the caller adds it)
+    unsupported: tuple[Finding, ...]  # what the emulator cannot run (the caller refuses the file)
+    warnings: tuple[Finding, ...]  # things that may behave differently in emulation
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    kind: str  # "id", "num", "lit" (string or character literal) or "punct"
+    text: str
+    start: int
+    end: int
+    line: int
+    pp: int  # 0 in ordinary code, else the number of the preprocessor directive holding it
+
+
+_PREFIX = r"(?:u8|u|U|L)?"
+_LEX = re.compile("|".join([
+    r"(?P<ws>\s+)",
+    r"(?P<comment>//(?:\\\n|[^\n])*|/\*.*?(?:\*/|\Z))",
+    # A raw string's body may hold quotes and newlines; it ends only at `)delim"`.
+    rf'(?P<lit>{_PREFIX}R"(?P<delim>[^()\\\s"]{{0,16}})\(.*?\)(?P=delim)"'
+    rf'|{_PREFIX}"(?:\\.|[^"\\\n])*"?|{_PREFIX}\'(?:\\.|[^\'\\\n])*\'?)',
+    r"(?P<num>\.?\d(?:[\w.]|[eEpP][+-]|'(?=\w))*)",  # ' is a C++14 digit separator here
+    r"(?P<id>[A-Za-z_$]\w*)",
+    r"(?P<punct>::|->|.)",
+]), re.DOTALL)
+
+_OPEN, _CLOSE = {"(", "[", "{"}, {")", "]", "}"}
+_DEVICE = {"__global__", "__device__"}
+_ASM = {"asm", "__asm__", "__asm"}
+_ASM_QUALIFIERS = {"volatile", "__volatile__", "__volatile", "goto", "inline"}
+_NOT_NAMESPACES = {"return", "else", "do", "case", "throw", "co_await", "co_return"}
+_Edit = tuple[int, int, str]  # replace source[start:end] with the text
+
+
+def _lex(src: str) -> list[_Tok]:
+    newlines = [m.start() for m in re.finditer("\n", src)]
+    toks: list[_Tok] = []
+    directive, directives, line_start = 0, 0, True
+    for m in _LEX.finditer(src):
+        kind, text = m.lastgroup, m.group()
+        if kind in ("ws", "comment"):
+            # A directive ends at a line break not escaped by a backslash (a comment inside it
+            # stands for a space, so only whitespace can end it).
+            breaks = [j for j in range(m.start(), m.end()) if src[j] == "\n"]
+            if kind == "ws" and directive and any(src[j - 1] != "\\" for j in breaks):
+                directive = 0
+            line_start = line_start or (bool(breaks) and not directive)
+            continue
+        if text == "\\":  # a line continuation, not code
+            continue
+        if text == "#" and line_start:
+            directives += 1
+            directive = directives
+        line_start = False
+        line = bisect.bisect_left(newlines, m.start()) + 1
+        toks.append(_Tok(kind, text, m.start(), m.end(), line, directive))
+    return toks
+
+
+def _structure(toks: list[_Tok]) -> tuple[list[bool], list[str]]:
+    """Per token: is it in the body of a `__global__`/`__device__` function, and which bracket
+    is innermost around it ("" at file scope). Directives are left out of the structure."""
+    device, opener = [], []
+    stack: list[tuple[str, bool]] = []  # open brackets, each with "inside device code"
+    statement = 0  # first token of the current statement or declaration head
+    for i, t in enumerate(toks):
+        device.append(bool(stack) and stack[-1][1])
+        opener.append(stack[-1][0] if stack else "")
+        if t.pp or t.kind != "punct":
+            continue
+        if t.text in _OPEN:
+            inside = device[-1] or (t.text == "{" and any(
+                x.text in _DEVICE for x in toks[statement:i] if not x.pp))
+            stack.append((t.text, inside))
+        elif t.text in _CLOSE and stack:
+            stack.pop()
+        if t.text in (";", "{", "}"):
+            statement = i + 1
+    return device, opener
+
+
+def _triple(toks: list[_Tok], i: int, ch: str) -> bool:
+    """`<<<` and `>>>` are three adjacent one-character tokens (`>>>` may also close templates)."""
+    run = toks[i:i + 3]
+    return (len(run) == 3 and all(t.text == ch for t in run)
+            and run[0].end == run[1].start and run[1].end == run[2].start)
+
+
+def _template_open(toks: list[_Tok], j: int) -> int | None:
+    """toks[j] is the `>` closing a template argument list: index of its `<`."""
+    angle = paren = 0
+    for k in range(j, -1, -1):
+        text = toks[k].text
+        if text in _CLOSE:
+            paren += 1
+        elif text in _OPEN:
+            paren -= 1
+            if paren < 0:
+                return None
+        elif paren == 0 and text == ">":
+            angle += 1
+        elif paren == 0 and text == "<":
+            angle -= 1
+            if angle == 0:
+                return k
+        elif paren == 0 and text == ";":
+            return None
+    return None
+
+
+def _callee_start(toks: list[_Tok], j: int) -> int | None:
+    """toks[j] ends the expression before `<<<`: index of the first token of `ns::kernel<T...>`."""
+    while True:
+        if toks[j].text == ">":
+            k = _template_open(toks, j)
+            if not k:
+                return None
+            j = k - 1
+        if toks[j].kind != "id":
+            return None
+        if j < 1 or toks[j - 1].text != "::":
+            return None if j and toks[j - 1].text in (".", "->") else j  # no member launches
+        if j >= 2 and toks[j - 2].text not in _NOT_NAMESPACES and (
+                toks[j - 2].kind == "id" or toks[j - 2].text == ">"):
+            j -= 2
+        else:
+            return j - 1  # a leading `::`
+
+
+def _forward(toks: list[_Tok], j: int, found) -> int | None:
+    """First index from j, outside brackets opened from j on, where found(index) holds; None at a
+    `;`, an unbalanced closing bracket or the end of the code or directive holding toks[j]."""
+    depth = 0
+    for k in range(j, len(toks)):
+        text = toks[k].text
+        if toks[k].pp != toks[j].pp:
+            return None
+        if depth == 0 and found(k):
+            return k
+        if text in _OPEN:
+            depth += 1
+        elif text in _CLOSE:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth == 0 and text == ";":
+            return None
+    return None
+
+
+def _match(toks: list[_Tok], i: int) -> int | None:
+    """Index of the bracket closing the one at toks[i]."""
+    return _forward(toks, i + 1, lambda k: toks[k].text in _CLOSE)
+
+
+def _line_breaks(dropped: str) -> str:
+    """The line breaks of dropped text, keeping a backslash continuation (a #define goes on)."""
+    return "".join("\\\n" if dropped[:m.start()].rstrip(" \t").endswith("\\") else "\n"
+                   for m in re.finditer("\n", dropped))
+
+
+def _launch(src: str, toks: list[_Tok], i: int) -> _Edit | None:
+    """(start, end, replacement) for the launch whose `<<<` is toks[i]."""
+    first = _callee_start(toks, i - 1) if i else None
+    close = _forward(toks, i + 3, lambda k: _triple(toks, k, ">"))
+    if first is None or close is None or close + 3 >= len(toks) or toks[close + 3].text != "(":
+        return None
+    paren = close + 3
+    end = _match(toks, paren)
+    if end is None:
+        return None
+    callee = src[toks[first].start:toks[i - 1].end]
+    config = src[toks[i + 2].end:toks[close].start]
+    args = src[toks[paren].start:toks[end].end]
+    gaps = src[toks[i - 1].end:toks[i].start] + src[toks[close + 2].end:toks[paren].start]
+    name = re.sub(r"\s+", " ", callee).replace("\\", "\\\\").replace('"', '\\"')
+    text = f'::emu::launch({callee}, "{name}", {toks[i].line}, {config}){args}{_line_breaks(gaps)}'
+    return toks[first].start, toks[end].end, text
+
+
+def _launches(src: str, toks: list[_Tok], device: list[bool]) -> tuple[list[_Edit], set[Finding]]:
+    edits, findings = [], set()
+    i = 0
+    while i < len(toks):
+        if not _triple(toks, i, "<"):
+            i += 1
+            continue
+        if device[i] and not toks[i].pp:
+            findings.add(Finding(toks[i].line, DEVICE_LAUNCH_MESSAGE))
+        edit = _launch(src, toks, i)
+        if edit is None:
+            findings.add(Finding(toks[i].line, LAUNCH_SYNTAX_MESSAGE))
+            i += 3
+            continue
+        edits.append(edit)
+        while i < len(toks) and toks[i].start < edit[1]:
+            i += 1
+    return edits, findings
+
+
+def _extern_before(toks: list[_Tok], s: int) -> int | None:
+    """Index of an `extern` earlier in the declaration holding toks[s]."""
+    for k in range(s - 1, -1, -1):
+        if toks[k].pp != toks[s].pp or toks[k].text in (";", "{", "}"):
+            return None
+        if toks[k].text == "extern":
+            return k
+    return None
+
+
+def _without_attributes(toks: list[_Tok]) -> list[_Tok]:
+    """Drop `__align__(16)`, `alignas(16)`, `__attribute__((...))` and `[[...]]`."""
+    kept, k = [], 0
+    while k < len(toks):
+        is_call = toks[k].kind == "id" and k + 1 < len(toks) and toks[k + 1].text == "("
+        is_std = toks[k].text == "[" and k + 1 < len(toks) and toks[k + 1].text == "["
+        if is_call or is_std:
+            end = _match(toks, k + 1 if is_call else k)
+            k = len(toks) if end is None else end + 1
+        else:
+            kept.append(toks[k])
+            k += 1
+    return kept
+
+
+def _join(toks: list[_Tok]) -> str:
+    """Token texts with one space wherever the source had a gap (so `T::value` stays whole)."""
+    out = toks[0].text
+    for a, b in zip(toks, toks[1:]):
+        out += (" " if b.start > a.end else "") + b.text
+    return out
+
+
+def _dynamic_shared(src: str, toks: list[_Tok], ext: int, end: int) -> str | None:
+    """Replacement for `extern __shared__ [ATTRS] TYPE NAME[];` held by toks[ext..end]."""
+    body = toks[ext + 1:end]
+    if len(body) < 4 or [t.text for t in body[-2:]] != ["[", "]"] or body[-3].kind != "id":
+        return None
+    type_toks = _without_attributes([t for t in body[:-3] if t.text != "__shared__"])
+    if not type_toks:
+        return None
+    ty, name = _join(type_toks), body[-3].text
+    return (f"thread_local {ty}* const {name} = reinterpret_cast<{ty}*>(::emu::dynamic_shared());"
+            + _line_breaks(src[toks[ext].start:toks[end].end]))
+
+
+def _top_level(toks: list[_Tok]):
+    """Pairs (token, whether it lies outside every bracket and template argument list)."""
+    depth = angle = 0
+    for t in toks:
+        yield t, depth == 0 and angle == 0
+        if t.text in _OPEN:
+            depth += 1
+        elif t.text in _CLOSE:
+            depth -= 1
+        elif depth == 0 and t.text == "<":
+            angle += 1
+        elif depth == 0 and t.text == ">" and angle:
+            angle -= 1
+
+
+def _split_declarators(toks: list[_Tok]) -> list[list[_Tok]]:
+    parts: list[list[_Tok]] = [[]]
+    for t, top in _top_level(toks):
+        if top and t.text == ",":
+            parts.append([])
+        else:
+            parts[-1].append(t)
+    return parts
+
+
+def _declared_name(part: list[_Tok]) -> str | None:
+    """The last top-level identifier before `[` or `=`, skipping calls such as `__align__(16)`."""
+    name = None
+    for k, (t, top) in enumerate(_top_level(part)):
+        if top and t.text in ("[", "="):
+            break
+        if top and t.kind == "id" and (k + 1 == len(part) or part[k + 1].text != "("):
+            name = t.text
+    return name
+
+
+def _shared(src: str, toks: list[_Tok],
+            opener: list[str]) -> tuple[list[_Edit], dict[str, int], set[Finding]]:
+    """Edits for `__shared__` declarations, the declared names (with their line), and failures."""
+    edits, names, findings = [], {}, set()
+    for s, t in enumerate(toks):
+        if t.text != "__shared__" or opener[s] in ("(", "["):
+            continue
+        ext, end = _extern_before(toks, s), _forward(toks, s, lambda k: toks[k].text == ";")
+        if ext is not None:
+            text = _dynamic_shared(src, toks, ext, end) if end is not None else None
+            if text is None:
+                findings.add(Finding(t.line, EXTERN_SHARED_MESSAGE))
+                continue
+            edits.append((toks[ext].start, toks[end].end, text))
+            names.setdefault(toks[end - 3].text, t.line)
+        elif not t.pp and end is not None and (s == 0 or toks[s - 1].text not in ("<", ",")):
+            declared = [n for n in map(_declared_name, _split_declarators(toks[s + 1:end])) if n]
+            for n in declared:
+                names.setdefault(n, t.line)
+            track = "".join(f" EMU_TRACK_SHARED({n});" for n in declared)
+            if track:
+                edits.append((toks[end].end, toks[end].end, track))
+    return edits, names, findings
+
+
+def _unsupported_calls(toks: list[_Tok]) -> set[Finding]:
+    findings = set()
+    for k, t in enumerate(toks):
+        after = k + 1
+        while t.text in _ASM and after < len(toks) and toks[after].text in _ASM_QUALIFIERS:
+            after += 1
+        calls = after < len(toks) and toks[after].text == "("
+        if t.text in _ASM and calls:
+            findings.add(Finding(t.line, ASM_MESSAGE))
+        elif (t.text == "this_grid" and calls) or t.text == "grid_group" or (
+                t.text == "sync" and calls and k >= 2 and toks[k - 1].text == "."
+                and toks[k - 2].text == "grid"):
+            findings.add(Finding(t.line, GRID_SYNC_MESSAGE))
+    return findings
+
+
+def _volatile_warnings(toks: list[_Tok], shared_names: dict[str, int]) -> set[Finding]:
+    """One warning per line that mentions `volatile` and shared memory (keyword or known name)."""
+    by_line: dict[int, set[str]] = defaultdict(set)
+    for t in toks:
+        if t.kind == "id":
+            by_line[t.line].add(t.text)
+    return {Finding(line, VOLATILE_MESSAGE) for line, ids in by_line.items()
+            if "volatile" in ids and ("__shared__" in ids
+                                      or any(shared_names.get(x, line + 1) <= line for x in ids))}
+
+
+def _apply(src: str, edits: list[_Edit]) -> str:
+    out, pos = [], 0
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < pos:  # overlaps an earlier rewrite (a launch inside a launch): keep the first
+            continue
+        out += [src[pos:start], text]
+        pos = end
+    out.append(src[pos:])
+    return "".join(out)
+
+
+def translate(source: str) -> Translation:
+    """Rewrite a CUDA source for the emulator; untouched lines and line numbers stay the same."""
+    toks = _lex(source)
+    device, opener = _structure(toks)
+    launch_edits, launch_findings = _launches(source, toks, device)
+    shared_edits, shared_names, shared_findings = _shared(source, toks, opener)
+    unsupported = launch_findings | shared_findings | _unsupported_calls(toks)
+    warnings = _volatile_warnings(toks, shared_names)
+    order = lambda f: (f.line, f.message)  # noqa: E731
+    return Translation(text=_apply(source, launch_edits + shared_edits),
+                       unsupported=tuple(sorted(unsupported, key=order)),
+                       warnings=tuple(sorted(warnings, key=order)))

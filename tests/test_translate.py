@@ -1,0 +1,315 @@
+"""The emulator's source rewriter: kernel launches, dynamic and static shared memory, findings,
+and that every user line keeps its line number (no GPU, no nvcc; g++ only for the compile check)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from grader.emulator.translate import Finding, Translation, translate
+
+ASM = "inline PTX assembly (asm) is not supported in emulation; run on a GPU"
+DEVICE_LAUNCH = "launching a kernel from device code (dynamic parallelism) is not supported in emulation"
+
+
+def lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def rewritten(source: str) -> str:
+    result = translate(source)
+    assert isinstance(result, Translation)
+    assert result.text.count("\n") == source.count("\n")
+    return result.text
+
+
+# --- kernel launches ---------------------------------------------------------------------------
+
+def test_simple_launch():
+    assert rewritten("add<<<grid, block>>>(a, b, n);") == \
+        '::emu::launch(add, "add", 1, grid, block)(a, b, n);'
+
+
+def test_launch_with_three_and_four_config_arguments():
+    src = "\nk<<<g, b, smem>>>(x);\nk<<<g, b, 0, stream>>>();"
+    assert lines(rewritten(src)) == [
+        "",
+        '::emu::launch(k, "k", 2, g, b, smem)(x);',
+        '::emu::launch(k, "k", 3, g, b, 0, stream)();',
+    ]
+
+
+def test_template_callee_with_commas_and_nested_angles():
+    src = "matmul<BM, BN, std::pair<int, int>, (N > 4)><<<g, b>>>(A, B);"
+    assert rewritten(src) == ('::emu::launch(matmul<BM, BN, std::pair<int, int>, (N > 4)>, '
+                              '"matmul<BM, BN, std::pair<int, int>, (N > 4)>", 1, g, b)(A, B);')
+
+
+def test_qualified_callee():
+    assert rewritten("ns::inner::k<T><<<1, 32>>>(p);") == \
+        '::emu::launch(ns::inner::k<T>, "ns::inner::k<T>", 1, 1, 32)(p);'
+    assert rewritten("::k<<<1, 32>>>(p);") == '::emu::launch(::k, "::k", 1, 1, 32)(p);'
+
+
+def test_config_with_dim3_template_call_and_shift():
+    src = "k<<<dim3(a, b), std::min<int>(x, y), n >> 1>>>(p);"
+    assert rewritten(src) == \
+        '::emu::launch(k, "k", 1, dim3(a, b), std::min<int>(x, y), n >> 1)(p);'
+
+
+def test_arguments_over_several_lines_keep_every_line_in_place():
+    src = "void f() {\n    k<<<g, b>>>(a,\n        b,\n        c);\n    after();\n}\n"
+    out = lines(rewritten(src))
+    assert out[1] == '    ::emu::launch(k, "k", 2, g, b)(a,'
+    assert out[2:4] == ["        b,", "        c);"]
+    assert out[4] == "    after();"
+
+
+def test_line_breaks_around_config_move_after_the_arguments():
+    src = "k<float, 2>\n  <<<g, b>>>\n  (x);  after();\nlast();"
+    out = lines(rewritten(src))
+    assert out[0] == '::emu::launch(k<float, 2>, "k<float, 2>", 2, g, b)(x)'
+    assert out[1] == ""
+    assert out[2] == ";  after();"
+    assert out[3] == "last();"
+
+
+def test_two_launches_on_one_line():
+    assert rewritten("a<<<1, 2>>>(x); b<<<3, 4>>>(y);") == \
+        '::emu::launch(a, "a", 1, 1, 2)(x); ::emu::launch(b, "b", 1, 3, 4)(y);'
+
+
+def test_launch_inside_define():
+    src = "#include <x.h>\n#define RUN(n) kern<<<(n + 255) / 256, 256>>>(n)\nint x;"
+    assert lines(rewritten(src))[1] == \
+        '#define RUN(n) ::emu::launch(kern, "kern", 2, (n + 255) / 256, 256)(n)'
+
+
+def test_launch_inside_continued_define_keeps_the_continuation():
+    src = "#define RUN(n) kern \\\n  <<<1, 1>>>(n)\nint x;"
+    out = lines(rewritten(src))
+    assert out[0] == '#define RUN(n) ::emu::launch(kern, "kern", 2, 1, 1)(n)\\'
+    assert out[2] == "int x;"
+
+
+def test_launch_syntax_in_strings_and_comments_is_untouched():
+    src = ('const char* s = "k<<<1, 1>>>()"; // k<<<1, 1>>>()\n'
+           "/* k<<<1, 1>>>() */ char c = '<'; auto r = R\"(k<<<1, 1>>>())\";\n")
+    result = translate(src)
+    assert result.text == src
+    assert result.unsupported == () and result.warnings == ()
+
+
+def test_unparsable_launch_is_reported_not_mangled():
+    src = "(*fp)<<<1, 1>>>();\nobj.run<<<1, 1>>>();\nk<<<1, 1>>>"
+    result = translate(src)
+    assert result.text == src
+    assert [f.line for f in result.unsupported] == [1, 2, 3]
+
+
+# --- shared memory -----------------------------------------------------------------------------
+
+def test_extern_shared_in_function():
+    src = "__global__ void k() {\n    extern __shared__ float smem[ ];\n}"
+    assert lines(rewritten(src))[1] == \
+        "    thread_local float* const smem = reinterpret_cast<float*>(::emu::dynamic_shared());"
+
+
+def test_extern_shared_at_file_scope_with_align_and_multi_token_type():
+    src = "extern __shared__ __align__(16) unsigned char buf[];\nint x;"
+    assert lines(rewritten(src)) == [
+        "thread_local unsigned char* const buf = "
+        "reinterpret_cast<unsigned char*>(::emu::dynamic_shared());",
+        "int x;",
+    ]
+    assert "typename T::value* const s =" in rewritten(
+        "extern   __shared__ alignas(8) typename T::value   s[];")
+
+
+def test_static_shared_with_two_declarators():
+    src = "    __shared__ float As[BM][BK], Bs[BK][BN];"
+    assert rewritten(src) == src + " EMU_TRACK_SHARED(As); EMU_TRACK_SHARED(Bs);"
+
+
+def test_static_shared_with_align_and_template_type():
+    assert rewritten("__shared__ __align__(16) float s[N];") == \
+        "__shared__ __align__(16) float s[N]; EMU_TRACK_SHARED(s);"
+    assert rewritten("static __shared__ Pair<int, float> p, q;") == \
+        "static __shared__ Pair<int, float> p, q; EMU_TRACK_SHARED(p); EMU_TRACK_SHARED(q);"
+
+
+def test_shared_in_define_or_parameter_list_is_not_tracked():
+    src = ("#define SMEM(n) __shared__ float tile[n];\n"
+           "__device__ void f(__shared__ float* p);\n")
+    assert translate(src).text == src
+
+
+# --- findings ----------------------------------------------------------------------------------
+
+def test_inline_asm_is_unsupported_on_its_line():
+    src = "__device__ int lane() {\n    int r;\n    asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(r));\n"
+    src += "    __asm__(\"nop\");\n    return r;\n}\n"
+    assert translate(src).unsupported == (Finding(3, ASM), Finding(4, ASM))
+
+
+def test_launch_from_device_code_is_unsupported():
+    src = ("__global__ void child(int* p) {}\n"
+           "__global__ void parent(int* p) {\n"
+           "    if (p) {\n"
+           "        child<<<1, 1>>>(p);\n"
+           "    }\n"
+           "}\n"
+           "void host(int* p) { parent<<<1, 1>>>(p); }\n")
+    result = translate(src)
+    assert result.unsupported == (Finding(4, DEVICE_LAUNCH),)
+    assert '::emu::launch(parent, "parent", 7, 1, 1)(p);' in result.text
+
+
+def test_grid_sync_is_unsupported():
+    src = "auto grid = cooperative_groups::this_grid();\ngrid.sync();\n"
+    assert [f.line for f in translate(src).unsupported] == [1, 2]
+
+
+def test_volatile_shared_memory_warns_once_per_line():
+    src = ("__global__ void reduce(float* out) {\n"
+           "    __shared__ float sdata[256];\n"
+           "    volatile float* s = sdata;\n"
+           "    volatile __shared__ float w[32]; // volatile\n"
+           "    volatile int unrelated = 0;\n"
+           "}\n")
+    assert [f.line for f in translate(src).warnings] == [3, 4]
+
+
+def test_plain_cpp_is_returned_unchanged():
+    src = ("#include <vector>\n// a << b >> c\nint main() {\n"
+           "    std::vector<std::vector<int>> v; int x = 1 << 3 >> 1;\n    return x < 2;\n}\n")
+    result = translate(src)
+    assert result == Translation(src, (), ())
+
+
+# --- realistic kernels -------------------------------------------------------------------------
+
+NAIVE = r"""#include <cuda_runtime.h>
+
+__global__ void matmul_naive(const float* __restrict__ A, const float* __restrict__ B,
+                             float* __restrict__ C, int M, int N, int K) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < K) {
+        float acc = 0.0f;
+        for (int i = 0; i < N; ++i) acc += A[(size_t)row * N + i] * B[(size_t)i * K + col];
+        C[(size_t)row * K + col] = acc;
+    }
+}
+
+extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 block(16, 16);
+    dim3 grid((K + 15) / 16, (M + 15) / 16);
+    matmul_naive<<<grid, block>>>(A, B, C, M, N, K);
+}
+"""
+
+TILED = r"""#include <cuda_runtime.h>
+
+template <int TILE>
+__global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < N; t += TILE) {
+        As[ty][tx] = (row < M && t + tx < N) ? A[(size_t)row * N + t + tx] : 0.0f;
+        Bs[ty][tx] = (t + ty < N && col < K) ? B[(size_t)(t + ty) * K + col] : 0.0f;
+        __syncthreads();
+        for (int i = 0; i < TILE; ++i) acc += As[ty][i] * Bs[i][tx];  // "<<<" in a comment
+        __syncthreads();
+    }
+    if (row < M && col < K) C[(size_t)row * K + col] = acc;
+}
+
+extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
+    constexpr int TILE = 16;
+    dim3 grid((K + TILE - 1) / TILE,
+              (M + TILE - 1) / TILE);
+    matmul_tiled<TILE><<<grid, dim3(TILE, TILE)>>>(
+        A, B, C,
+        M, N, K);
+}
+"""
+
+REDUCTION = r"""#include <cuda_runtime.h>
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+__global__ void reduce_sum(const float* in, float* out, int n) {
+    extern __shared__ float partial[];
+    float v = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        v += in[i];
+    v = warp_sum(v);
+    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.0f;
+        v = warp_sum(v);
+        if (threadIdx.x == 0) atomicAdd(out, v);
+    }
+}
+
+extern "C" void solve(const float* in, float* out, int n) {
+    int threads = 256, blocks = (n + threads - 1) / threads;
+    reduce_sum<<<blocks, threads, (threads / 32) * sizeof(float)>>>(in, out, n);
+}
+"""
+
+KERNELS = {"naive": NAIVE, "tiled": TILED, "reduction": REDUCTION}
+
+STUB_HEADER = r"""
+#pragma once
+#include <cstddef>
+namespace emu {
+template <class F, class... C> auto launch(F, const char*, int, C...) { return [](auto&&...) {}; }
+inline void* dynamic_shared() { static char buffer[1 << 16]; return buffer; }
+}
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static thread_local
+#define __syncthreads() ((void)0)
+#define EMU_TRACK_SHARED(x) static_assert(sizeof(x) > 0, "")
+struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+struct uint3 { unsigned x, y, z; };
+static thread_local uint3 threadIdx, blockIdx;
+static thread_local dim3 blockDim, gridDim;
+inline float __shfl_down_sync(unsigned, float v, int) { return v; }
+inline float atomicAdd(float* p, float v) { float old = *p; *p += v; return old; }
+"""
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_realistic_kernels_keep_lines(name):
+    src = KERNELS[name]
+    result = translate(src)
+    assert result.unsupported == () and result.warnings == ()
+    assert result.text.count("\n") == src.count("\n")
+    changed = {i for i, (a, b) in enumerate(zip(lines(src), lines(result.text))) if a != b}
+    expected = {i for i, line in enumerate(lines(src)) if "<<<" in line and "//" not in line
+                or "__shared__" in line}
+    assert changed == expected
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_realistic_kernels_compile_as_cpp(name, tmp_path):
+    (tmp_path / "cuda_runtime.h").write_text(STUB_HEADER)
+    proc = subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", "-include", "cuda_runtime.h", "-I", str(tmp_path),
+         "-x", "c++", "-"],
+        input=translate(KERNELS[name]).text, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
