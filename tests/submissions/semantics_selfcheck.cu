@@ -71,15 +71,25 @@ __global__ void matmul(const float* A, const float* B, float* C, int M, int N, i
     if (row < M && col < K) C[(size_t)row * K + col] = acc;
 }
 
+static bool host_check(bool ok, const char* what) {
+    if (!ok) std::printf("selfcheck: host check failed: %s\n", what);
+    return ok;
+}
+
 static bool host_checks() {
     bool ok = true;
     cudaDeviceProp prop;
-    ok &= cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.warpSize == 32 && prop.maxThreadsPerBlock == 1024;
+    cudaError_t e = cudaGetDeviceProperties(&prop, 0);
+    ok &= host_check(e == cudaSuccess && prop.warpSize == 32 && prop.maxThreadsPerBlock == 1024, "device properties");
     warp_checks<<<1, 1025>>>();  // too many threads: a launch error, reported and cleared
-    ok &= cudaGetLastError() == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess;
+    e = cudaGetLastError();
+    if (e != cudaErrorInvalidConfiguration) std::printf("selfcheck: 1025-thread launch gave %s\n", cudaGetErrorName(e));
+    ok &= host_check(e == cudaErrorInvalidConfiguration, "launch error reported");
+    ok &= host_check(cudaGetLastError() == cudaSuccess, "launch error cleared");
     int blocks = 0;
-    ok &= cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, matmul<16>, 256, 0) == cudaSuccess && blocks > 0;
-    if (!ok) std::printf("selfcheck: host API check failed\n");
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, matmul<16>, 256, 0);
+    if (e != cudaSuccess || blocks <= 0) std::printf("selfcheck: occupancy gave %s, %d blocks\n", cudaGetErrorName(e), blocks);
+    ok &= host_check(e == cudaSuccess && blocks > 0, "occupancy");
     return ok;
 }
 
