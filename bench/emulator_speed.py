@@ -2,7 +2,7 @@
 
 1. Kernel execution of a 256×256×256 matmul for the naive and the shared-memory tiled kernel:
    the worker's own wall time around `solve`, median of 7 calls per thread order.
-2. `grader run solutions/naive.cu --backend emulator` from a fresh process with an empty build
+2. `grader run challenges/matmul/levels/1_naive.cu --backend emulator` from a fresh process with an empty build
    cache: the whole functional and randomized set, builds included.
 
 Usage: python3 bench/emulator_speed.py
@@ -26,7 +26,7 @@ from grader.emulator.backend import EmulatorBackend
 from grader.spec import Shape
 
 ROOT = Path(__file__).resolve().parent.parent
-KERNELS = {"naive": ROOT / "solutions/naive.cu", "shared_tiled": ROOT / "tests/submissions/shared_tiled.cu"}
+KERNELS = {"naive": ROOT / "challenges/matmul/levels/1_naive.cu", "shared_tiled": ROOT / "tests/submissions/shared_tiled.cu"}
 SHAPE = Shape({"M": 256, "N": 256, "K": 256}, "256^3")
 
 

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-NAIVE = "solutions/naive.cu"
+NAIVE = "challenges/matmul/levels/1_naive.cu"
 
 
 def grader(*args: str, cache: str) -> tuple[dict | str, float, int]:

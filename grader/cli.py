@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import contextlib
+import dataclasses
 import secrets
 import shutil
 import sys
@@ -137,7 +138,7 @@ def grading_options(command):
 
 def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
            as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool,
-           timing_budget_s: float | None = None) -> None:
+           timing_budget_s: float | None = None, placement: bool = False) -> None:
     from grader import pipeline
 
     if not file.is_file():
@@ -148,7 +149,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
         options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
                                    timing_budget_s)
-        result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc)
+        result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement)
     if as_json:
         click.echo(report.as_json(result))
     else:
@@ -157,13 +158,28 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
 
 
 def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
-                         nvcc: str | None):
+                         nvcc: str | None, placement: bool):
     from grader import pipeline
 
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
         chosen = choose_backend(backend, nvcc, terminal)
-        return pipeline.grade(file, str(file), challenge, chosen, options, progress)
+        result = pipeline.grade(file, str(file), challenge, chosen, options, progress)
+        if placement and result.accepted and result.performance and challenge.levels:
+            result = _with_placement(result, challenge, chosen, options, progress)
+        return result
+
+
+def _with_placement(result, challenge: spec.Challenge, backend, options, progress):
+    import dataclasses
+
+    from grader import ladder, place
+
+    measured = ladder.load(options.cache_dir, challenge, backend.environment())
+    if measured is None:
+        measured = ladder.measure(challenge, backend, options.cache_dir, options.seed, progress, options.timing_budget_s)
+    submission_ms = {p.label: p.stats.median_ms for p in result.performance if p.stats}
+    return dataclasses.replace(result, placement=place.place(submission_ms, measured.measured(), challenge.levels))
 
 
 def choose_backend(name: str, nvcc: str | None, terminal: Terminal):
@@ -188,10 +204,13 @@ def choose_backend(name: str, nvcc: str | None, terminal: Terminal):
 @grading_options
 @click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
               help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@click.option("--placement/--no-placement", default=True, show_default=True,
+              help="Place the submission on the reference ladder measured on this GPU (measured once per "
+                   "GPU, driver and grader version, then cached).")
 @click.pass_obj
 @handle_errors
 def submit(terminal: Terminal, **kwargs) -> None:
-    """Grade FILE fully: correctness on every case, then timing against the baseline."""
+    """Grade FILE fully: correctness on every case, timing against the baseline, and its level."""
     _grade(terminal, Mode.SUBMIT, **kwargs)
 
 
@@ -202,6 +221,45 @@ def submit(terminal: Terminal, **kwargs) -> None:
 def run_command(terminal: Terminal, **kwargs) -> None:
     """Check FILE for correctness only: fast feedback, no timing."""
     _grade(terminal, Mode.RUN, **kwargs)
+
+
+@cli.command()
+@click.argument("slug", default="matmul")
+@challenges_option
+@click.option("--remeasure", is_flag=True, help="Measure again even if this GPU's ladder is cached.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
+              show_default=True, help="Build and ladder cache folder.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help="Seed for the inputs.")
+@click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@click.pass_obj
+@handle_errors
+def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool, as_json: bool, nvcc: str | None,
+           cache_dir: Path, seed: int, timing_budget_s: float | None) -> None:
+    """Print the reference ladder of SLUG measured on this GPU (cached; --remeasure to redo)."""
+    from grader import ladder
+    from grader.cuda_backend import CudaBackend
+    from grader.errors import BackendUnavailable
+
+    challenge = spec.load(challenges_dir, slug)
+    if not challenge.levels:
+        raise UsageError(f"challenge {slug!r} has no reference ladder")
+    try:
+        gpu = CudaBackend(nvcc)
+    except BackendUnavailable as error:
+        if not as_json:
+            report.render_ladder_definition(challenge, terminal.out)
+        raise BackendUnavailable(f"measuring the ladder needs a GPU: {error.message}", error.hint)
+    measured = None if remeasure else ladder.load(cache_dir, challenge, gpu.environment())
+    if measured is None:
+        with RichProgress(terminal.err) as progress:
+            measured = ladder.measure(challenge, gpu, cache_dir, seed, progress, timing_budget_s)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(measured), indent=2))
+    else:
+        report.render_ladder(challenge, measured, terminal.out)
 
 
 @cli.command(name="list")

@@ -32,6 +32,8 @@ class Options:
     cache_dir: Path | None
     timing_budget_s: float | None = None
     """Overrides the challenge's timing budget per performance case."""
+    time_baseline: bool = True
+    """Time the library baseline beside each performance case (the ladder needs it only once)."""
 
 
 class Progress(Protocol):
@@ -206,7 +208,8 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         found = cases.inspect(c, case, backend.xp)
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
-        baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if c.reference.baseline else None
+        wanted = c.reference.baseline and state.options.time_baseline
+        baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if wanted else None
         result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
                                    backend.info.fp32_peak_gflops, reply.data.get("wall_s"))
         return result, timed_check

@@ -35,6 +35,8 @@ def render(report: GradeReport, console: Console) -> None:
         console.print(_cases_table(report))
     if report.performance:
         console.print(_performance_table(report))
+    if report.placement is not None:
+        console.print(_placement_panel(report.placement))
     console.print(_verdict_panel(report))
     if report.worker_output.strip() and not report.accepted:
         console.print(Panel(Text(report.worker_output[-2000:]), title="the submission's output (last lines)",
@@ -128,3 +130,47 @@ def _verdict_panel(r: GradeReport) -> Panel:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
+
+
+def _placement_panel(p) -> Panel:
+    parts = [Text(p.headline(), style="bold")]
+    if p.next_level:
+        parts.append(Text(f"next: level {p.next_level}, {p.next_name}. {p.next_technique}"))
+    elif p.level:
+        parts.append(Text("the top of the ladder: faster than every reference solution"))
+    return Panel(Group(*parts), title="level", title_align="left", border_style="cyan")
+
+
+def render_ladder_definition(challenge, console: Console) -> None:
+    table = Table(title=f"{challenge.slug}: the reference ladder", title_justify="left")
+    for column in ("level", "name", "needs", "what it adds"):
+        table.add_column(column)
+    for level in challenge.levels:
+        needs = "sm_" + "".join(map(str, level.requires)) if level.requires else ""
+        table.add_row(str(level.number), level.name, needs, level.technique)
+    console.print(table)
+
+
+def render_ladder(challenge, ladder, console: Console) -> None:
+    cases = [s.label() for s in challenge.performance]
+    base = ladder.baseline_label or "baseline"
+    table = Table(title=f"{challenge.slug} ladder on {ladder.gpu} (driver {ladder.driver}, grader "
+                        f"{ladder.grader_version}, measured {ladder.measured_at})", title_justify="left")
+    table.add_column("level")
+    table.add_column("name")
+    for case in cases:
+        table.add_column(f"{case}\nms · GFLOP/s · % {base}", justify="right")
+    table.add_column("max scaled err", justify="right")
+    for rung in ladder.rungs:
+        if rung.status != "measured":
+            table.add_row(str(rung.level), rung.name, *[Text(rung.status, style="yellow")] * len(cases),
+                          Text(rung.detail[:60], style="dim"))
+            continue
+        cells = []
+        for case in cases:
+            ms = rung.median_ms.get(case)
+            pct = 100 * ladder.baseline_ms[case] / ms if ms and case in ladder.baseline_ms else None
+            cells.append(f"{ms:.3f} · {rung.gflops[case]:,.0f} · {pct:.0f}%" if ms else "—")
+        table.add_row(str(rung.level), rung.name, *cells, _metric(rung.max_scaled_error))
+    table.add_row("", base, *[f"{ladder.baseline_ms.get(c, float('nan')):.3f}" for c in cases], "")
+    console.print(table)

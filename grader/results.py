@@ -108,6 +108,8 @@ class GradeReport:
     kernel_s: float
     """Wall time spent inside the submission's calls (timed and untimed), as the grader saw it."""
     worker_output: str = ""
+    placement: Any = None
+    """Where the submission stands on the reference ladder (grader.place.Placement), when measured."""
 
     @property
     def accepted(self) -> bool:
@@ -135,6 +137,7 @@ def to_json(value: Any) -> Any:
 
 
 _DERIVED = {
+    "Placement": (),
     "PerformanceResult": ("gflops", "baseline_gflops", "percent_of_baseline", "percent_of_peak"),
     "TimingStats": ("reps", "spread_pct"),
 }

@@ -108,6 +108,21 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class Level:
+    """One rung of the reference ladder: a reference solution and what it adds over the one below."""
+
+    number: int
+    name: str
+    path: Path
+    technique: str
+    requires: tuple[int, int] | None = None
+    """Minimum compute capability, e.g. (8, 0) for cp.async and TF32 tensor cores."""
+
+    def available_on(self, major: int, minor: int) -> bool:
+        return self.requires is None or (major, minor) >= self.requires
+
+
+@dataclass(frozen=True)
 class Challenge:
     slug: str
     title: str
@@ -124,6 +139,7 @@ class Challenge:
     performance: tuple[Shape, ...]
     baseline_label: str | None
     reference: Reference
+    levels: tuple[Level, ...] = ()
 
     @property
     def dims(self) -> tuple[str, ...]:
@@ -260,6 +276,7 @@ def parse(root: Path) -> Challenge:
         performance=_shapes(performance, dims),
         baseline_label=baseline_label,
         reference=_load_reference(root / REFERENCE_FILE, need_baseline=baseline_label is not None),
+        levels=_levels(path, root, top.get("levels", list, [])),
     )
     for fields in (top, functional, performance):
         fields.finish()
@@ -296,6 +313,26 @@ def _params(path: Path, raw: list) -> tuple[Param, ...]:
     if not any(p.role is Role.OUTPUT for p in params):
         raise SpecError(path, "parameters", "no output parameter")
     return tuple(params)
+
+
+def _levels(path: Path, root: Path, raw: list) -> tuple[Level, ...]:
+    levels = []
+    for i, item in enumerate(raw):
+        fields = _Fields(path, f"levels[{i}]", item)
+        number = fields.positive("level", int)
+        if number != i + 1:
+            raise SpecError(path, fields.key("level"), f"levels must be numbered 1, 2, 3… in order; got {number}")
+        file = fields.get("file", str)
+        if not (root / file).is_file():
+            raise SpecError(path, fields.key("file"), f"{root / file} does not exist")
+        requires = fields.get("requires", str, None)
+        try:
+            cc = tuple(int(v) for v in requires.split(".")) if requires else None
+        except ValueError:
+            raise SpecError(path, fields.key("requires"), f"expected a compute capability like \"8.0\", got {requires!r}")
+        levels.append(Level(number, fields.get("name", str), root / file, " ".join(fields.get("technique", str).split()), cc))
+        fields.finish()
+    return tuple(levels)
 
 
 def _tolerance(fields: _Fields) -> Tolerance:

@@ -12,7 +12,7 @@ from grader import spec
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGES = ROOT / "challenges"
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
-NAIVE = ROOT / "solutions" / "naive.cu"
+NAIVE = ROOT / "challenges" / "matmul" / "levels" / "1_naive.cu"
 
 
 def _gpu_reason() -> str | None:
@@ -47,15 +47,20 @@ def cuda_backend():
     return CudaBackend()
 
 
-def expectation(path: Path) -> tuple[str, str | None]:
-    """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file."""
-    verdict, message = None, None
+def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:
+    """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file;
+    `// expect-emulator: VERDICT` overrides the verdict under the emulator (e.g. UNSUPPORTED for PTX)."""
+    verdict, message, emulated = None, None, None
     for line in path.read_text().splitlines()[:6]:
         if line.startswith("// expect:"):
             verdict = line.split(":", 1)[1].strip()
         elif line.startswith("// expect-message:"):
             message = line.split(":", 1)[1].strip()
+        elif line.startswith("// expect-emulator:"):
+            emulated = line.split(":", 1)[1].strip()
     assert verdict, f"{path} has no '// expect: VERDICT' header"
+    if backend == "emulator" and emulated:
+        return emulated, None
     return verdict, message
 
 
@@ -68,6 +73,10 @@ def backends(path: Path) -> set[str]:
     return {"cuda", "emulator"}
 
 
+LEVELS = sorted((CHALLENGES / "matmul" / "levels").glob("*.cu"))
+
+
 def corpus(backend: str) -> list[Path]:
-    files = sorted(SUBMISSIONS.glob("*.cu")) + [NAIVE]
+    """The wrong and hostile submissions plus the reference ladder, as far as `backend` promises a verdict."""
+    files = sorted(SUBMISSIONS.glob("*.cu")) + LEVELS
     return [p for p in files if backend in backends(p)]

@@ -36,7 +36,7 @@ def grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, se
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_corpus_verdict(path, matmul, emulator, cache):
-    verdict, message = expectation(path)
+    verdict, message = expectation(path, "emulator")
     report = grade(path, matmul, emulator, cache)
     assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-2000:])
     if message:
