@@ -67,9 +67,10 @@ def test_inline_assembly_is_unsupported_with_its_line(matmul, emulator, cache, t
     source.write_text(NAIVE.read_text().replace(
         "    float acc = 0.0f;",
         '    float acc = 0.0f;\n    unsigned lane; asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));'))
+    line = next(i for i, text in enumerate(source.read_text().splitlines(), 1) if "asm volatile" in text)
     report = grade(source, matmul, emulator, cache)
     assert report.verdict is Verdict.UNSUPPORTED
-    assert "asm.cu:14" in report.message and "run on a GPU" in report.message
+    assert f"asm.cu:{line}" in report.message and "run on a GPU" in report.message
 
 
 def test_legacy_volatile_warp_code_gets_a_note(matmul, emulator, cache, tmp_path):
