@@ -2,7 +2,9 @@
 
 Speed against a reference is the geometric mean, over the performance cases, of reference time
 over submission time (above 1: faster). A submission reaches level L when it is at least as fast
-as the level-L reference; it is "below level 1" when slower than all of them.
+as the level-L reference, within REACH (timings repeat to a fraction of a percent, but a reference
+re-measured must still land on its own rung; rungs are 1.15× or more apart); it is "below level
+1" when slower than all of them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import math
 from dataclasses import dataclass
 
 from grader.spec import Level
+
+REACH = 0.97
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,7 @@ def speed_ratio(submission_ms: dict[str, float], reference_ms: dict[str, float])
 def place(submission_ms: dict[str, float], measured: dict[int, dict[str, float]], levels: tuple[Level, ...]) -> Placement:
     """`measured` maps level number to its median time per performance case (measured levels only)."""
     ratios = {n: r for n, ms in measured.items() if (r := speed_ratio(submission_ms, ms)) is not None}
-    reached = max((n for n, r in ratios.items() if r >= 1.0), default=0)
+    reached = max((n for n, r in ratios.items() if r >= REACH), default=0)
     by_number = {level.number: level for level in levels}
     following = [n for n in sorted(ratios) if n > reached]
     next_level = following[0] if following else None

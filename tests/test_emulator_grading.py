@@ -87,4 +87,4 @@ def test_launch_with_too_many_threads_is_a_runtime_error(matmul, emulator, cache
     source.write_text(NAIVE.read_text().replace("constexpr int BLOCK = 16;", "constexpr int BLOCK = 33;"))
     report = grade(source, matmul, emulator, cache)
     assert report.verdict is Verdict.RUNTIME_ERROR
-    assert "cudaErrorInvalidConfiguration" in report.message and "1089 threads per block" in report.message
+    assert "cudaErrorInvalidValue" in report.message and "1089 threads per block" in report.message

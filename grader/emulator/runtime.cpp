@@ -520,7 +520,7 @@ std::string launch_config_problem(const Grid& g) {
     if (threads == 0 || g.grid.x == 0 || g.grid.y == 0 || g.grid.z == 0)
         return "a grid or block dimension is 0";
     if (threads > 1024)
-        return format("%llu threads per block (%ux%ux%u); the limit is 1024", threads, g.block.x, g.block.y, g.block.z);
+        return format("%llu threads per block (%ux%ux%u); the block limit is 1024", threads, g.block.x, g.block.y, g.block.z);
     if (g.block.x > 1024 || g.block.y > 1024 || g.block.z > 64)
         return format("block (%u,%u,%u) exceeds the per-dimension limits (1024, 1024, 64)", g.block.x, g.block.y, g.block.z);
     if (g.grid.x > 2147483647u || g.grid.y > 65535 || g.grid.z > 65535)
@@ -611,7 +611,11 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
     Grid g{grid, block, dynamic_smem, site, body, context, g_reverse};
     std::string problem = launch_config_problem(g);
     if (!problem.empty()) {
-        record_error(cudaErrorInvalidConfiguration, format("launch of `%s` (line %d): %s", site.name, site.line, problem.c_str()), false);
+        // CUDA 13 answers a block over the limits with cudaErrorInvalidValue (seen on an H200), and an
+        // empty or oversized grid with cudaErrorInvalidConfiguration.
+        bool block_problem = problem.find("block") != std::string::npos;
+        record_error(block_problem ? cudaErrorInvalidValue : cudaErrorInvalidConfiguration,
+                     format("launch of `%s` (line %d): %s", site.name, site.line, problem.c_str()), false);
         return;
     }
     size_t limit = max_dynamic_smem(site.function);

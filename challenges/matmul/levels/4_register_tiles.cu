@@ -3,10 +3,10 @@
 //
 // Over level 3: each thread computes an 8×8 patch of C from 8 values of A and 8 of B held in
 // registers: 64 multiply-adds for 16 shared-memory loads, where level 3 needed 9 loads for 8.
-// Global and shared memory are read 16 bytes at a time (float4). A thread's 8 columns are two
-// groups of 4, 64 apart, so the 16-byte shared loads of a quarter-warp hit distinct banks. The
-// float4 path needs rows that start on 16 bytes (N and K multiples of 4); other shapes take a
-// scalar path through the same code.
+// Global and shared memory are read 16 bytes at a time (float4). The float4 path needs rows that
+// start on 16 bytes (N and K multiples of 4); other shapes take a scalar path through the same
+// code. What is left on the table: a thread's 8 columns are contiguous, so the 16-byte loads of
+// threads 32 bytes apart meet in the same banks (2-way conflicts); level 5's warp tiles fix that.
 #include <cuda_runtime.h>
 
 constexpr int BM = 128, BN = 128, BK = 8;
@@ -56,10 +56,10 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiles(const float* A,
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             float a[TM], b[TN];
-            *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&As[k][ty * 4]);
-            *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&As[k][ty * 4 + BM / 2]);
-            *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 4]);
-            *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Bs[k][tx * 4 + BN / 2]);
+            *reinterpret_cast<float4*>(&a[0]) = *reinterpret_cast<const float4*>(&As[k][ty * TM]);
+            *reinterpret_cast<float4*>(&a[4]) = *reinterpret_cast<const float4*>(&As[k][ty * TM + 4]);
+            *reinterpret_cast<float4*>(&b[0]) = *reinterpret_cast<const float4*>(&Bs[k][tx * TN]);
+            *reinterpret_cast<float4*>(&b[4]) = *reinterpret_cast<const float4*>(&Bs[k][tx * TN + 4]);
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -69,11 +69,11 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiles(const float* A,
     }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        int row = row0 + ty * 4 + (i % 4) + (i / 4) * (BM / 2);
+        int row = row0 + ty * TM + i;
         if (row >= M) continue;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            int col = col0 + tx * 4 + half * (BN / 2);
+            int col = col0 + tx * TN + half * 4;
             const float* v = &acc[i][half * 4];
             if (VEC && col + 3 < K) {
                 *reinterpret_cast<float4*>(&C[(size_t)row * K + col]) = make_float4(v[0], v[1], v[2], v[3]);
