@@ -1,0 +1,21 @@
+"""The reference ladder on a real GPU: every level ACCEPTED and each faster than the one below at
+the performance shape (the regression test maintainers run)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import ladder
+
+pytestmark = pytest.mark.gpu
+
+
+def test_ladder_is_strictly_increasing_at_the_performance_shape(matmul, cuda_backend, tmp_path):
+    measured = ladder.measure(matmul, cuda_backend, tmp_path, seed=3, timing_budget_s=0.5)
+    available = [r for r in measured.rungs if r.status != "unavailable"]
+    assert all(r.status == "measured" for r in available), [(r.level, r.detail) for r in available]
+    shape = matmul.performance[0].label()
+    times = [r.median_ms[shape] for r in available]
+    for lower, upper, t_lower, t_upper in zip(available, available[1:], times, times[1:]):
+        assert t_lower / t_upper > 1.05, f"level {upper.level} is not clearly faster than level {lower.level}: {times}"
+    assert all(r.max_scaled_error < matmul.tolerance.max_scaled_error for r in available)
