@@ -129,3 +129,11 @@ def test_internal_errors_are_reported_as_grader_bugs(monkeypatch, tmp_path):
     monkeypatch.setattr(cli.spec, "load", broken)
     result, _, err = invoke("show", "matmul")
     assert result.exit_code == ExitCode.INTERNAL and "internal error" in err and "--debug" in err
+
+
+def test_levels_without_a_gpu_shows_the_ladder_and_exits_4():
+    _skip_if_gpu()
+    result, out, err = invoke("levels", "matmul")
+    assert result.exit_code == ExitCode.NO_BACKEND
+    assert "shared-memory tiling" in out and "sm_80" in out
+    assert "measuring the ladder needs a GPU" in err
