@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, run
-from grader.results import BuildSummary, CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
+from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
@@ -66,16 +66,15 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
     started = clock()
     state = _Run(challenge, backend, options, progress or NoProgress())
     built = _build(state, source, display_path)
-    summary = _summarize_build(built)
     if built.status is not build.BuildStatus.OK:
-        return _report(state, display_path, BUILD_VERDICTS[built.status], built.message, summary, (), (),
+        return _report(state, display_path, BUILD_VERDICTS[built.status], built.message, built, (), (),
                        clock() - started)
     with backend.worker(built, challenge) as worker:
         state.worker = worker
         ready = worker.start()
         if ready.outcome is not run.Outcome.OK:
             return _report(state, display_path, Verdict.RUNTIME_ERROR,
-                           f"the library could not be loaded: {ready.detail}", summary, (), (), clock() - started,
+                           f"the library could not be loaded: {ready.detail}", built, (), (), clock() - started,
                            worker.output_tail())
         checked = _check_all(state)
         timed: tuple[PerformanceResult, ...] = ()
@@ -86,7 +85,7 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
     verdicts = [c.verdict for c in checked] + [p.verdict for p in timed]
     verdict = overall(verdicts)
     message = _first_failure(checked, timed) if verdict is not Verdict.ACCEPTED else ""
-    return _report(state, display_path, verdict, message, summary, checked, timed, clock() - started, output)
+    return _report(state, display_path, verdict, message, built, checked, timed, clock() - started, output)
 
 
 # --------------------------------------------------------------------------- build
@@ -95,11 +94,6 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
 def _build(state: _Run, source: Path, display_path: str) -> build.BuildResult:
     state.progress.stage("compiling")
     return state.backend.build(source, display_path, state.challenge, state.options.cache_dir)
-
-
-def _summarize_build(built: build.BuildResult) -> BuildSummary:
-    return BuildSummary(built.status.value, built.message, built.seconds, built.cached, built.command,
-                        tuple(str(d) for d in built.diagnostics), built.log, built.notes)
 
 
 # --------------------------------------------------------------------------- correctness
@@ -231,10 +225,10 @@ def _first_failure(checked: tuple[CaseResult, ...], timed: tuple[PerformanceResu
     return ""
 
 
-def _report(state: _Run, display_path: str, verdict: Verdict, message: str, summary: BuildSummary,
+def _report(state: _Run, display_path: str, verdict: Verdict, message: str, built: build.BuildResult,
             checked, timed, wall_s: float, output: str = "") -> GradeReport:
     c = state.challenge
     return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version,
-                       state.options.mode, state.options.seed, verdict, message, summary, tuple(checked),
+                       state.options.mode, state.options.seed, verdict, message, built, tuple(checked),
                        tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
                        state.kernel_s, output)

@@ -12,6 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from grader.build import BuildStatus
 from grader.results import GradeReport, Mode, to_json
 from grader.verdict import HELP, Verdict
 
@@ -61,12 +62,12 @@ def _short_version(nvcc: str | None) -> str:
 def _build_line(r: GradeReport) -> Text:
     b = r.build
     cached = " (cached)" if b.cached else ""
-    style = "green" if b.status == "ok" else "red"
-    return Text(f"build: {b.status}{cached}, {b.seconds:.1f} s", style=style)
+    style = "green" if b.status is BuildStatus.OK else "red"
+    return Text(f"build: {b.status.value}{cached}, {b.seconds:.1f} s", style=style)
 
 
 def _diagnostics(r: GradeReport) -> Text:
-    shown = [d for d in r.build.diagnostics if ": error:" in d] or list(r.build.diagnostics)
+    shown = [str(d) for d in r.build.diagnostics if d.severity == "error"] or [str(d) for d in r.build.diagnostics]
     lines = shown[:DIAGNOSTICS_SHOWN]
     if len(shown) > DIAGNOSTICS_SHOWN:
         lines.append(f"… {len(shown) - DIAGNOSTICS_SHOWN} more")

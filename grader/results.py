@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.build import BuildResult
 from grader.check import Comparison
 from grader.timing import TimingStats
 from grader.verdict import Verdict
@@ -76,18 +77,6 @@ class PerformanceResult:
 
 
 @dataclass(frozen=True)
-class BuildSummary:
-    status: str
-    message: str
-    seconds: float
-    cached: bool
-    command: tuple[str, ...]
-    diagnostics: tuple[str, ...]
-    log: str
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class GradeReport:
     submission: str
     challenge: str
@@ -98,7 +87,7 @@ class GradeReport:
     seed: int
     verdict: Verdict
     message: str
-    build: BuildSummary | None
+    build: BuildResult | None
     cases: tuple[CaseResult, ...]
     performance: tuple[PerformanceResult, ...]
     environment: Any

@@ -9,12 +9,13 @@ from rich.console import Console
 from grader import report
 from grader.check import Comparison, Mismatch
 from grader.cuda_backend import Environment
-from grader.results import BuildSummary, CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
+from grader.build import BuildResult, BuildStatus, Diagnostic
+from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.timing import summarize
 from grader.verdict import Verdict
 
 ENV = Environment("cuda", "NVIDIA H200", "9.0", "13.0", "Cuda compilation tools, release 13.0, V13.0.88", 66908.0, "14.2.0")
-BUILD = BuildSummary("ok", "compiled", 0.9, False, ("nvcc",), (), "")
+BUILD = BuildResult(BuildStatus.OK, "compiled", seconds=0.9, command=("nvcc",))
 
 
 def passing(shape=(3, 5, 7)) -> CaseResult:
@@ -56,8 +57,8 @@ def test_wrong_answer_shows_the_message():
 
 
 def test_compile_error_shows_diagnostics_without_a_case_table():
-    build = BuildSummary("compile error", "x", 0.3, False, ("nvcc",),
-                         ('solutions/mine.cu:16: error: identifier "scale" is undefined',), "")
+    build = BuildResult(BuildStatus.COMPILE_ERROR, "x", seconds=0.3, command=("nvcc",),
+                        diagnostics=(Diagnostic("error", 'identifier "scale" is undefined', "solutions/mine.cu", 16),))
     r = GradeReport("solutions/mine.cu", "matmul", 1, 1, 1, Mode.RUN, 1, Verdict.COMPILE_ERROR,
                     'solutions/mine.cu:16: error: identifier "scale" is undefined', build, (), (), ENV,
                     "cuBLAS FP32", "0.1.0", 0.4, 0.0)
@@ -73,6 +74,7 @@ def test_json_carries_the_report_and_the_environment():
     data = json.loads(report.as_json(grade_report(performance=[perf()])))
     assert data["verdict"] == "ACCEPTED" and data["seed"] == 42 and data["mode"] == "submit"
     assert data["environment"]["gpu"] == "NVIDIA H200" and data["grader_version"] == "0.1.0"
+    assert data["build"]["status"] == "ok" and data["build"]["seconds"] == 0.9
     p = data["performance"][0]
     assert p["stats"]["samples_ms"] == [81.6, 81.7, 81.5] and round(p["gflops"]) == 5053
     assert round(p["percent_of_baseline"]) == 10 and p["stats"]["reps"] == 3
