@@ -1,9 +1,9 @@
 // expect: ACCEPTED
 // Level 1 — naive global memory, coalesced thread mapping.
 //
-// One thread per element of C. Threads next to each other in x take neighbouring *columns*, so a
-// warp reads 32 consecutive elements of a row of B (one coalesced transaction) and all read the
-// same element of A (a broadcast). Every multiply-add loads two values from global memory, so the
+// One thread per element of C. Threads next to each other in x take neighbouring *columns*, so
+// a warp (two rows of 16 threads in a 16×16 block) reads two runs of 16 consecutive elements of
+// B, coalesced, and each half reads one element of A, a broadcast. Every multiply-add loads two values from global memory, so the
 // kernel is limited by memory traffic: about 2 loads per 2 FLOPs, far from the arithmetic peak.
 #include <cuda_runtime.h>
 
