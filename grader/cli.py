@@ -19,10 +19,11 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grader import __version__, report, spec
+from grader import __version__, report, sandbox, spec
 from grader.errors import GraderError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import Mode
+from grader.sandbox import SandboxMode
 
 DEFAULT_CHALLENGES = Path(__file__).resolve().parent.parent / "challenges"
 DEFAULT_CACHE = Path.home() / ".cache" / "cuda-grader"
@@ -130,6 +131,13 @@ def grading_options(command):
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
                      show_default=True, help="Build cache folder."),
         click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring and not filling the cache."),
+        click.option("--sanitize", is_flag=True,
+                     help="Also run the functional cases under compute-sanitizer (memcheck, racecheck) and report "
+                          "each finding at its file and line. GPU only."),
+        click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]), default="auto",
+                     show_default=True,
+                     help="Run the submission in a bubblewrap sandbox (no network, private /tmp, private folders "
+                          "hidden). auto: when the machine allows it; required: refuse to grade without it."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -137,8 +145,8 @@ def grading_options(command):
 
 
 def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
-           as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool,
-           timing_budget_s: float | None = None, placement: bool = False) -> None:
+           as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool, sandbox_mode: str,
+           sanitize: bool, timing_budget_s: float | None = None, placement: bool = False) -> None:
     from grader import pipeline
 
     if not file.is_file():
@@ -149,7 +157,10 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
         options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
                                    timing_budget_s)
-        result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement)
+        box = sandbox.make(SandboxMode(sandbox_mode), [cache_dir, file.resolve().parent],
+                           share_pid=backend != "emulator")
+        terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
+        result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement, box, sanitize)
     if as_json:
         click.echo(report.as_json(result))
     else:
@@ -158,15 +169,24 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
 
 
 def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
-                         nvcc: str | None, placement: bool):
+                         nvcc: str | None, placement: bool, box, sanitize: bool = False):
+    import dataclasses
+
     from grader import pipeline
+    from grader import sanitize as sanitizer
+    from grader.build import BuildStatus
 
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
-        chosen = choose_backend(backend, nvcc, terminal)
+        chosen = choose_backend(backend, nvcc, terminal, box)
+        if sanitize and not chosen.measures_time:
+            raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
         result = pipeline.grade(file, str(file), challenge, chosen, options, progress)
         if placement and result.accepted and result.performance and challenge.levels:
             result = _with_placement(result, challenge, chosen, options, progress)
+        if sanitize and result.build and result.build.status is BuildStatus.OK:
+            findings = sanitizer.sanitize(challenge, chosen, result.build, str(file), options.seed, progress)
+            result = dataclasses.replace(result, sanitizer=findings)
         return result
 
 
@@ -182,22 +202,25 @@ def _with_placement(result, challenge: spec.Challenge, backend, options, progres
     return dataclasses.replace(result, placement=place.place(submission_ms, measured.measured(), challenge.levels))
 
 
-def choose_backend(name: str, nvcc: str | None, terminal: Terminal):
+def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
     """The backend asked for; with auto, the GPU when usable, else the emulator, said in one line."""
+    import dataclasses
+
     from grader.cuda_backend import CudaBackend
     from grader.emulator.backend import EmulatorBackend
     from grader.errors import BackendUnavailable
 
     if name == "emulator":
-        return EmulatorBackend(nvcc)
+        return EmulatorBackend(nvcc, sandbox=box)
     try:
-        return CudaBackend(nvcc)
+        return CudaBackend(nvcc, sandbox=box)
     except BackendUnavailable as error:
         if name == "cuda":
             raise
         terminal.err.print(f"[yellow]no usable GPU ({error.message}); grading on the CPU emulator: "
                            "correctness only, no timings[/]", highlight=False)
-        return EmulatorBackend(nvcc)
+        # the emulator's worker shares no CUDA memory by pid, so it gets a PID namespace of its own
+        return EmulatorBackend(nvcc, sandbox=dataclasses.replace(box, share_pid=False) if box else None)
 
 
 @cli.command()

@@ -28,7 +28,8 @@ class CudaBackend:
     orders = ("forward",)
     """A GPU schedules threads itself: each case runs once."""
 
-    def __init__(self, nvcc: str | None = None, ordinal: int = 0):
+    def __init__(self, nvcc: str | None = None, ordinal: int = 0, sandbox=None):
+        self.sandbox = sandbox
         self.info = device.query(ordinal)
         import cupy
         self.cp = cupy
@@ -49,7 +50,7 @@ class CudaBackend:
                                               self.toolchain, cache_dir, challenge.limits.compile_s))
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
-        return run.python_worker(built.artifact, challenge.entry)
+        return run.python_worker(built.artifact, challenge.entry, self.sandbox)
 
     def buffer(self, name, shape, dtype) -> DeviceBuffer:
         return DeviceBuffer(self.cp, name, shape, dtype)

@@ -18,6 +18,10 @@ from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
 
 GRACE_S = 30.0
+ROOFLINE_FACTOR = 8.0
+"""No FP32-accurate result can beat this multiple of the FP32 peak (TF32 tensor cores: about 7.4×)."""
+WALL_CHECK_MIN_MS = 1.0
+"""Below this many ms per call, launch and flush overheads blur the wall-clock cross-check."""
 BUILD_VERDICTS = {
     build.BuildStatus.COMPILE_ERROR: Verdict.COMPILE_ERROR,
     build.BuildStatus.INTERFACE_ERROR: Verdict.INTERFACE_ERROR,
@@ -148,7 +152,7 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
 
 def _call_failure(reply: run.Reply, limit_s: float) -> tuple[Verdict, str] | None:
     if reply.outcome is run.Outcome.OK:
-        return None
+        return _leftovers(reply.data)
     if reply.outcome is run.Outcome.TIMEOUT:
         return Verdict.TIMEOUT, f"the call did not finish within {limit_s:g} s (an endless loop, or far too slow); the worker was stopped"
     if reply.outcome is run.Outcome.CUDA_ERROR:
@@ -156,6 +160,20 @@ def _call_failure(reply: run.Reply, limit_s: float) -> tuple[Verdict, str] | Non
     if reply.outcome is run.Outcome.CRASHED:
         return Verdict.RUNTIME_ERROR, f"the submission crashed: {reply.detail}"
     return Verdict.RUNTIME_ERROR, f"the worker failed: {reply.detail}"
+
+
+def _leftovers(data: dict) -> tuple[Verdict, str] | None:
+    """What the worker saw the call leave behind: libraries loaded at run time, threads still running."""
+    if data.get("libraries_loaded"):
+        names = ", ".join(data["libraries_loaded"])
+        return Verdict.INTERFACE_ERROR, (f"solve loaded a library at run time ({names}); only the CUDA runtime is "
+                                         "available, library calls are not allowed: write the kernel yourself")
+    if data.get("threads_left"):
+        count = data["threads_left"]
+        return Verdict.RUNTIME_ERROR, (f"solve returned while {count} host thread{'s' if count > 1 else ''} it "
+                                       "started kept running; all work must be done (or at least launched on the "
+                                       "GPU) before solve returns")
+    return None
 
 
 # --------------------------------------------------------------------------- timing
@@ -199,6 +217,11 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
             return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1]), None
         stats = summarize(reply.data["samples_ms"])
         state.kernel_s += sum(stats.samples_ms) / 1e3
+        implausible = implausible_timing(stats, reply.seconds, policy.warmup_calls, flops, backend.info.fp32_peak_gflops)
+        if implausible:
+            state.worker.stop()
+            return PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.IMPOSSIBLE_TIMING, implausible,
+                                     stats), None
         found = cases.inspect(c, case, backend.xp)
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
@@ -210,6 +233,19 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
     finally:
         case.release()
         backend.free_memory()
+
+
+def implausible_timing(stats, wall_s: float, warmup_calls: int, flops: float, peak_gflops: float | None) -> str | None:
+    """Cross-check the worker's event timings against the roofline and the grader's own clock."""
+    gflops = flops / (stats.median_ms * 1e6) if stats.median_ms > 0 else float("inf")
+    if peak_gflops and gflops > ROOFLINE_FACTOR * peak_gflops:
+        return (f"a median of {stats.median_ms:.4g} ms means {gflops:,.0f} GFLOP/s, beyond {ROOFLINE_FACTOR:g}× this "
+                f"GPU's FP32 peak of {peak_gflops:,.0f} GFLOP/s: no FP32-accurate kernel runs that fast")
+    per_call_ms = wall_s * 1e3 / (warmup_calls + stats.reps)
+    if per_call_ms > WALL_CHECK_MIN_MS and stats.median_ms < 0.5 * per_call_ms - 0.5:
+        return (f"the timed calls took {per_call_ms:.3g} ms each by the grader's own clock, but the reported median "
+                f"is {stats.median_ms:.3g} ms")
+    return None
 
 
 # --------------------------------------------------------------------------- report data

@@ -38,6 +38,8 @@ def render(report: GradeReport, console: Console) -> None:
         console.print(_performance_table(report))
     if report.placement is not None:
         console.print(_placement_panel(report.placement))
+    if report.sanitizer is not None:
+        console.print(_sanitizer_panel(report.sanitizer))
     console.print(_verdict_panel(report))
     if report.worker_output.strip() and not report.accepted:
         console.print(Panel(Text(report.worker_output[-2000:]), title="the submission's output (last lines)",
@@ -175,3 +177,13 @@ def render_ladder(challenge, ladder, console: Console) -> None:
         table.add_row(str(rung.level), rung.name, *cells, _metric(rung.max_scaled_error))
     table.add_row("", base, *[f"{ladder.baseline_ms.get(c, float('nan')):.3f}" for c in cases], "")
     console.print(table)
+
+
+def _sanitizer_panel(findings) -> Panel:
+    if not findings:
+        return Panel(Text("memcheck and racecheck found nothing on the functional cases", style="green"),
+                     title="compute-sanitizer", title_align="left", border_style="green")
+    lines = [Text(str(f)) for f in findings[:20]]
+    if len(findings) > 20:
+        lines.append(Text(f"… {len(findings) - 20} more", style="dim"))
+    return Panel(Group(*lines), title="compute-sanitizer", title_align="left", border_style="yellow")

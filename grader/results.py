@@ -99,6 +99,8 @@ class GradeReport:
     worker_output: str = ""
     placement: Any = None
     """Where the submission stands on the reference ladder (grader.place.Placement), when measured."""
+    sanitizer: tuple | None = None
+    """compute-sanitizer findings (grader.sanitize.Finding) with --sanitize; () when it found nothing."""
 
     @property
     def accepted(self) -> bool:

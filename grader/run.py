@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import build
+from grader.sandbox import ProcessCap, Sandbox, SandboxMode, make as make_sandbox
 
 OUTPUT_TAIL_BYTES = 4096
 STARTUP_TIMEOUT_S = 120.0
@@ -55,8 +56,11 @@ class Worker:
     """
 
     def __init__(self, argv: Callable[[int, int], list[str]], encode: Callable[[dict], str] = encode_json,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None, visible: list[Path] = ()):
         self.argv, self.encode, self.env = argv, encode, env
+        self.sandbox = sandbox or make_sandbox(SandboxMode.OFF, [])
+        self.visible = list(visible)
+        self.cap = ProcessCap(None)
         self.proc: subprocess.Popen | None = None
         self.output = tempfile.TemporaryFile()
         self._results = None
@@ -67,9 +71,17 @@ class Worker:
     def start(self) -> Reply:
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
-        self.proc = subprocess.Popen(self.argv(cmd_r, res_w), stdin=subprocess.DEVNULL, stdout=self.output,
-                                     stderr=subprocess.STDOUT, pass_fds=(cmd_r, res_w), start_new_session=True,
-                                     env=self.env, cwd=tempfile.gettempdir())
+        self.cap = ProcessCap.create(self.sandbox.limits.processes)
+        limits, cap = self.sandbox.limits, self.cap
+
+        def confine() -> None:  # in the child, before exec
+            limits.apply()
+            cap.join()
+
+        argv = self.sandbox.wrap(self.argv(cmd_r, res_w), self.visible)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
+                                     pass_fds=(cmd_r, res_w), start_new_session=True, env=self.env,
+                                     cwd=tempfile.gettempdir(), preexec_fn=confine)
         os.close(cmd_r)
         os.close(res_w)
         self._commands = os.fdopen(cmd_w, "w")
@@ -83,6 +95,7 @@ class Worker:
         self.stop()
 
     def stop(self) -> None:
+        """End the worker and everything it started: nothing outlives its verdict."""
         if self.proc is None:
             return
         if self.proc.poll() is None:
@@ -90,7 +103,9 @@ class Worker:
                 self._send({"op": "exit"})
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
-                self._kill()
+                pass
+        self._kill()
+        self.cap.remove()
         self._close_pipes()
         self.proc = None
 
@@ -121,6 +136,12 @@ class Worker:
         self.output.seek(max(0, size - OUTPUT_TAIL_BYTES))
         return self.output.read().decode(errors="replace")
 
+    def output_text(self, limit_bytes: int) -> str:
+        """The start of what the worker printed, at most `limit_bytes` of it (the grader reads no more)."""
+        self.output.flush()
+        self.output.seek(0)
+        return self.output.read(limit_bytes).decode(errors="replace")
+
     # -- plumbing
     def _send(self, command: dict) -> None:
         self._commands.write(self.encode(command) + "\n")
@@ -146,9 +167,9 @@ class Worker:
 
     def _died(self, started: float) -> Reply:
         code = self.proc.wait()
-        if code < 0:
-            name = signal.Signals(-code).name
-            detail = f"the process was killed by {name}" + (" (segmentation fault)" if name == "SIGSEGV" else "")
+        if code < 0 or code > 128 and code - 128 in (signal.SIGXFSZ, signal.SIGKILL, signal.SIGSEGV):
+            number = -code if code < 0 else code - 128  # bubblewrap reports its child's signal as 128 + N
+            detail = _signal_detail(signal.Signals(number), self.sandbox.limits.file_bytes)
         else:
             detail = f"the process exited with status {code} during the call (exit() or abort in the submission?)"
         return Reply(Outcome.CRASHED, detail, seconds=time.perf_counter() - started)
@@ -156,8 +177,9 @@ class Worker:
     def _kill(self) -> None:
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
+        except (ProcessLookupError, PermissionError):
             pass
+        self.cap.kill_all()
         self.proc.wait()
 
     def _close_pipes(self) -> None:
@@ -166,6 +188,15 @@ class Worker:
                 closer()
             except OSError:
                 pass
+
+
+def _signal_detail(sig: signal.Signals, file_bytes: int) -> str:
+    if sig is signal.SIGXFSZ:
+        return (f"the process was stopped for exceeding the file size limit of {file_bytes >> 20} MiB "
+                "(its printed output counts as a file too) (SIGXFSZ)")
+    if sig is signal.SIGSEGV:
+        return "the process was killed by SIGSEGV (segmentation fault)"
+    return f"the process was killed by {sig.name}"
 
 
 def _reply(message: dict, seconds: float) -> Reply:
@@ -181,13 +212,17 @@ def _reply(message: dict, seconds: float) -> Reply:
     return Reply(Outcome.INTERNAL, message.get("internal", "unknown worker failure"), message, seconds)
 
 
-def python_worker(library: Path, entry: str, python: str = sys.executable) -> Worker:
-    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes."""
+def python_worker(library: Path, entry: str, sandbox: Sandbox | None = None, python: str = sys.executable,
+                  prefix: list[str] = ()) -> Worker:
+    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes; `prefix`
+    runs it under another program (compute-sanitizer)."""
     def argv(commands_fd: int, results_fd: int) -> list[str]:
-        return [python, "-m", "grader.worker", "--library", str(library), "--entry", entry,
+        return [*prefix, python, "-m", "grader.worker", "--library", str(library), "--entry", entry,
                 "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
                 "--commands-fd", str(commands_fd), "--results-fd", str(results_fd)]
 
-    package_root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ, PYTHONPATH=package_root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return Worker(argv, env=env)
+    package_root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(package_root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    from grader.sandbox import python_paths
+    visible = [library.parent, package_root / "grader", *python_paths(package_root)]
+    return Worker(argv, env=env, sandbox=sandbox, visible=visible)

@@ -21,6 +21,7 @@ class Verdict(enum.Enum):
     INPUT_MODIFIED = "input modified"
     WRONG_ANSWER = "wrong answer"
     RACE = "race"
+    IMPOSSIBLE_TIMING = "impossible timing"
     UNSUPPORTED = "unsupported"
     SKIPPED = "skipped"
 
@@ -44,6 +45,7 @@ HELP = {
     Verdict.WRONG_ANSWER: "the output differs from the FP64 reference beyond the tolerance",
     Verdict.RACE: "the output depends on the order threads run in: a data race, usually a missing __syncthreads()",
     Verdict.UNSUPPORTED: "the CPU emulator cannot run this file; grade it on a GPU",
+    Verdict.IMPOSSIBLE_TIMING: "the reported time cannot be true: faster than the hardware allows, or not what the grader's own clock saw",
     Verdict.SKIPPED: "not run because an earlier stage failed",
 }
 

@@ -66,6 +66,40 @@ def convert(arg: dict, handles: Handles):
     raise ValueError(f"unknown argument {arg!r}")
 
 
+DRIVER_LIBRARIES = ("libcuda.so", "libnvidia-", "libnvcuda", "libcudadebugger")
+
+
+def threads() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
+
+
+def thread_name(tid: str) -> str:
+    try:
+        with open(f"/proc/self/task/{tid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""  # it ended
+
+
+def libraries() -> set[str]:
+    with open("/proc/self/maps") as f:
+        return {line.split()[-1] for line in f if ".so" in line.rsplit("/", 1)[-1]}
+
+
+def leftovers(threads_before: set[str], libraries_before: set[str]) -> dict:
+    """Host threads the call left running (the CUDA driver's own helpers aside) and shared libraries
+    it loaded at run time (the driver's own aside)."""
+    found = {}
+    alive = [t for t in threads() - threads_before if (name := thread_name(t)) and not name.startswith("cuda")]
+    if alive:
+        found["threads_left"] = len(alive)
+    loaded = sorted(os.path.basename(l) for l in libraries() - libraries_before
+                    if not os.path.basename(l).startswith(DRIVER_LIBRARIES))
+    if loaded:
+        found["libraries_loaded"] = loaded
+    return found
+
+
 def error_reply(submission: Submission, code: int) -> dict:
     name = submission.error_name(code)
     return {"ok": False, "cuda_error": code, "name": name.decode() if name else f"error {code}"}
@@ -75,10 +109,13 @@ def do_call(cmd: dict, submission: Submission, cp) -> dict:
     handles = Handles(cp.cuda.runtime)
     try:
         args = [convert(a, handles) for a in cmd["args"]]
+        threads_before, libraries_before = threads(), libraries()
         started = time.perf_counter()
         code = submission.call(args)
         seconds = time.perf_counter() - started
-        return error_reply(submission, code) if code else {"ok": True, "seconds": seconds}
+        if code:
+            return error_reply(submission, code)
+        return {"ok": True, "seconds": seconds, **leftovers(threads_before, libraries_before)}
     finally:
         handles.close()
 

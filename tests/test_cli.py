@@ -43,7 +43,7 @@ def test_list():
     result, out, _ = invoke("list")
     assert result.exit_code == 0 and "matmul" in out
     result, out, _ = invoke("list", "--json")
-    assert json.loads(result.output)[0]["slug"] == "matmul"
+    assert json.loads(result.stdout)[0]["slug"] == "matmul"
 
 
 def test_show_prints_statement_signature_tolerance_and_shapes():
@@ -52,7 +52,7 @@ def test_show_prints_statement_signature_tolerance_and_shapes():
     assert "inner dimension" in out
     assert 'extern "C" void solve(const float* A' in out
     assert "1.5e-06" in out and "8192×6144×4096" in out
-    data = json.loads(invoke("show", "matmul", "--json")[0].output)
+    data = json.loads(invoke("show", "matmul", "--json")[0].stdout)
     assert data["tolerance"]["max_relative_frobenius"] == 5e-5
     assert data["performance"]["cases"][0] == {"M": 8192, "N": 6144, "K": 4096, "name": "leetgpu"}
 
@@ -118,7 +118,7 @@ def test_emulated_json_report_and_rejection_exit_code(tmp_path):
     source.write_text((SUBMISSIONS / "never_writes.cu").read_text())
     result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path))
     assert result.exit_code == ExitCode.REJECTED
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["verdict"] == "WRONG_ANSWER" and data["environment"]["backend"] == "emulator"
 
 

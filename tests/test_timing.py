@@ -75,3 +75,26 @@ def test_gflops():
 def test_summarize_rejects_no_samples():
     with pytest.raises(ValueError):
         timing.summarize([])
+
+
+def test_honest_timings_pass_the_cross_checks():
+    from grader.pipeline import implausible_timing
+    stats = timing.summarize([81.6] * 10)
+    assert implausible_timing(stats, wall_s=12 * 0.0818, warmup_calls=2, flops=2 * 8192 * 6144 * 4096,
+                              peak_gflops=66908) is None
+    small = timing.summarize([0.02] * 10)  # overheads dominate the wall clock: no verdict from it
+    assert implausible_timing(small, wall_s=12 * 0.0004, warmup_calls=2, flops=2e6, peak_gflops=66908) is None
+
+
+def test_faster_than_the_roofline_is_impossible():
+    from grader.pipeline import implausible_timing
+    stats = timing.summarize([0.001] * 10)
+    text = implausible_timing(stats, wall_s=0.01, warmup_calls=2, flops=2 * 8192 * 6144 * 4096, peak_gflops=66908)
+    assert text and "beyond 8× this GPU's FP32 peak" in text
+
+
+def test_under_reported_time_disagrees_with_the_wall_clock():
+    from grader.pipeline import implausible_timing
+    stats = timing.summarize([5.0] * 10)  # claims 5 ms; the grader waited 80 ms per call
+    text = implausible_timing(stats, wall_s=12 * 0.080, warmup_calls=2, flops=2 * 4096**3, peak_gflops=66908)
+    assert text and "grader's own clock" in text

@@ -38,7 +38,8 @@ class EmulatorBackend:
     orders = ("forward", "reverse")
     xp = np
 
-    def __init__(self, nvcc: str | None = None, cxx: str | None = None):
+    def __init__(self, nvcc: str | None = None, cxx: str | None = None, sandbox=None):
+        self.sandbox = sandbox
         found = shutil.which(cxx or "g++")
         if not found:
             raise BackendUnavailable(f"the emulator needs a C++ compiler and {cxx or 'g++'} was not found",
@@ -112,7 +113,8 @@ class EmulatorBackend:
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
         executable = str(built.artifact)
         return run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
-                                                     "--results-fd", str(results)], encode=encode_command)
+                                                     "--results-fd", str(results)], encode=encode_command,
+                          sandbox=self.sandbox, visible=[built.artifact.parent])
 
     def buffer(self, name, shape, dtype) -> SharedHostBuffer:
         return SharedHostBuffer(name, shape, dtype)

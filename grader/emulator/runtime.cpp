@@ -17,6 +17,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <dirent.h>
 #include <fcntl.h>
 #include <functional>
 #include <set>
@@ -425,6 +426,8 @@ bool run_block(Worker& w, const Grid& g, uint3 block) {
     }
 }
 
+std::atomic<int> g_pool_threads{0};  // worker threads the runtime itself started
+
 class Pool {
   public:
     void run(int helpers, const std::function<void()>& job) {
@@ -449,6 +452,7 @@ class Pool {
             int index = static_cast<int>(threads_.size());
             threads_.emplace_back([this, index] { loop(index); });
             threads_.back().detach();
+            ++g_pool_threads;
         }
     }
 
@@ -676,8 +680,10 @@ std::string crash_context() {
 // ----------------------------------------------------------------------------- host API
 
 namespace {
+constexpr size_t kDeviceMemory = 16ull << 30;  // the emulated device's memory, as cudaGetDeviceProperties says
 std::mutex g_alloc_mutex;
 std::unordered_map<void*, size_t> g_allocations;
+size_t g_allocated = 0;
 
 struct Timestamp {
     std::chrono::steady_clock::time_point when;
@@ -693,14 +699,19 @@ struct CUstream_st {
 cudaError_t cudaMalloc(void** pointer, size_t bytes) {
     if (!pointer) return cudaErrorInvalidValue;
     size_t rounded = (bytes + 255) / 256 * 256;
-    void* memory = rounded ? std::aligned_alloc(256, rounded) : nullptr;
+    std::lock_guard<std::mutex> lock(g_alloc_mutex);
+    void* memory = rounded && rounded <= kDeviceMemory - g_allocated ? std::aligned_alloc(256, rounded) : nullptr;
     if (rounded && !memory) {
         *pointer = nullptr;
-        return emu::record_error(cudaErrorMemoryAllocation, "cudaMalloc: out of memory", false), cudaErrorMemoryAllocation;
+        emu::record_error(cudaErrorMemoryAllocation,
+                          emu::format("cudaMalloc of %zu bytes: out of memory (the emulated device has %zu GiB, %zu "
+                                      "bytes in use)", bytes, kDeviceMemory >> 30, g_allocated),
+                          false);
+        return cudaErrorMemoryAllocation;
     }
     if (memory) std::memset(memory, 0xFF, rounded);  // uninitialized device memory is garbage, not zeros
-    std::lock_guard<std::mutex> lock(g_alloc_mutex);
     g_allocations[memory] = rounded;
+    g_allocated += rounded;
     *pointer = memory;
     return cudaSuccess;
 }
@@ -712,6 +723,7 @@ cudaError_t cudaFree(void* pointer) {
     std::lock_guard<std::mutex> lock(g_alloc_mutex);
     auto found = g_allocations.find(pointer);
     if (found == g_allocations.end()) return cudaErrorInvalidValue;
+    g_allocated -= found->second;
     g_allocations.erase(found);
     std::free(pointer);
     return cudaSuccess;
@@ -734,7 +746,13 @@ cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t) { return cudaMemset(dst, value, bytes); }
 
 cudaError_t cudaDeviceSynchronize() { return emu::g_sticky_error; }
-cudaError_t cudaDeviceReset() { return cudaSuccess; }
+cudaError_t cudaDeviceReset() {
+    emu::record_error(cudaErrorNotSupported,
+                      "cudaDeviceReset() inside solve is not allowed: on a GPU it destroys the context that holds "
+                      "the grader's buffers",
+                      true);
+    return cudaErrorNotSupported;
+}
 cudaError_t cudaGetLastError() {
     std::lock_guard<std::mutex> lock(emu::g_error_mutex);
     cudaError_t error = emu::g_last_error != cudaSuccess ? emu::g_last_error : emu::g_sticky_error;
@@ -960,6 +978,46 @@ std::string launch_log_json() {
     return out + "]";
 }
 
+int thread_count() {
+    int count = 0;
+    if (DIR* dir = opendir("/proc/self/task")) {
+        while (dirent* entry = readdir(dir)) count += entry->d_name[0] != '.';
+        closedir(dir);
+    }
+    return count;
+}
+
+std::set<std::string> loaded_libraries() {
+    std::set<std::string> found;
+    if (FILE* maps = std::fopen("/proc/self/maps", "r")) {
+        char line[4096];
+        while (std::fgets(line, sizeof line, maps)) {
+            const char* path = std::strchr(line, '/');
+            if (!path) continue;
+            std::string name(path);
+            name.erase(name.find_last_not_of("\n") + 1);
+            std::string base = name.substr(name.rfind('/') + 1);
+            if (base.find(".so") != std::string::npos) found.insert(base);
+        }
+        std::fclose(maps);
+    }
+    return found;
+}
+
+// Threads the call left running and libraries it loaded, as JSON fields (empty when none).
+std::string leftovers(int threads_before, int pool_before, const std::set<std::string>& libraries_before) {
+    std::string out;
+    int left = thread_count() - threads_before - (emu::g_pool_threads - pool_before);
+    if (left > 0) out += emu::format(", \"threads_left\": %d", left);
+    std::string loaded;
+    for (const auto& name : loaded_libraries()) {
+        if (libraries_before.count(name)) continue;
+        loaded += (loaded.empty() ? "" : ", ") + json_string(name);
+    }
+    if (!loaded.empty()) out += ", \"libraries_loaded\": [" + loaded + "]";
+    return out;
+}
+
 // "call ORDER N ARG..." with ARG one of p<shm name>@<offset>, i<integer>, f<number>
 std::string handle_call(char* line) {
     char* save = nullptr;
@@ -986,12 +1044,16 @@ std::string handle_call(char* line) {
             args[i].f = std::atof(token + 1);
         }
     }
+    int threads_before = thread_count(), pool_before = emu::g_pool_threads;
+    std::set<std::string> libraries_before = loaded_libraries();
     auto started = std::chrono::steady_clock::now();
     emu_invoke_entry(args.data());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::string left = leftovers(threads_before, pool_before, libraries_before);
     for (auto& m : mappings) munmap(m.base, m.size);
     cudaError_t error = cudaGetLastError();
-    if (error == cudaSuccess) return emu::format("{\"ok\": true, \"seconds\": %.9f, \"kernels\": ", seconds) + launch_log_json() + "}";
+    if (error == cudaSuccess)
+        return emu::format("{\"ok\": true, \"seconds\": %.9f, \"kernels\": ", seconds) + launch_log_json() + left + "}";
     std::string message;
     {
         std::lock_guard<std::mutex> lock(emu::g_error_mutex);

@@ -1,0 +1,82 @@
+"""--sanitize: the functional cases again under NVIDIA compute-sanitizer, findings at the user's line.
+
+memcheck reports accesses outside every allocation (our guard regions sit inside allocations, so
+the check stage covers those); racecheck reports shared-memory hazards between threads, a
+missing __syncthreads() for instance. Builds carry -lineinfo and a #line directive, so the
+sanitizer names the user's own file and line.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import case as cases, run
+from grader.errors import BackendUnavailable
+
+TOOLS = ("memcheck", "racecheck")
+OUTPUT_BYTES = 1 << 20
+_ERROR = re.compile(r"^=+\s+(?:Error: )?(?P<what>(?:Invalid|Race|Program hit|Uninitialized|Barrier|Misaligned)[^\n]*)$", re.M)
+_WHERE = re.compile(r"in (?P<file>[^\s:]+\.cu):(?P<line>\d+)")
+
+
+@dataclass(frozen=True)
+class Finding:
+    tool: str
+    what: str
+    where: tuple[str, ...]
+    """file:line locations the sanitizer gave, the user's first."""
+
+    def __str__(self) -> str:
+        return f"{self.tool}: {self.what}" + (f" at {', '.join(self.where)}" if self.where else "")
+
+
+def find_tool() -> str:
+    found = shutil.which("compute-sanitizer") or ("/usr/local/cuda/bin/compute-sanitizer"
+                                                  if Path("/usr/local/cuda/bin/compute-sanitizer").exists() else None)
+    if not found:
+        raise BackendUnavailable("--sanitize needs NVIDIA compute-sanitizer, which was not found",
+                                 hint="it ships with the CUDA toolkit (cuda/bin/compute-sanitizer)")
+    return found
+
+
+def parse(tool: str, output: str, display_path: str) -> list[Finding]:
+    findings = []
+    blocks = re.split(r"\n(?==+\s+(?:Error: )?(?:Invalid|Race|Program hit|Uninitialized|Barrier|Misaligned))", output)
+    for block in blocks:
+        m = _ERROR.search(block)
+        if not m:
+            continue
+        places = [f"{w['file']}:{w['line']}" for w in _WHERE.finditer(block)]
+        own = [p for p in places if p.startswith(display_path)] or places
+        findings.append(Finding(tool, m["what"].strip().rstrip("."), tuple(dict.fromkeys(own))[:3]))
+    unique = {str(f): f for f in findings}
+    return list(unique.values())
+
+
+def sanitize(challenge, backend, built, display_path: str, seed: int, progress=None) -> tuple[Finding, ...]:
+    tool_path = find_tool()
+    findings: list[Finding] = []
+    for tool in TOOLS:
+        if progress:
+            progress.stage(f"compute-sanitizer {tool}", total=len(challenge.functional))
+        prefix = [tool_path, "--tool", tool, "--print-limit", "20", "--target-processes", "all"]
+        with run.python_worker(built.artifact, challenge.entry, backend.sandbox, prefix=prefix) as worker:
+            if worker.start().outcome is not run.Outcome.OK:
+                findings.append(Finding(tool, "the worker did not start under the sanitizer", ()))
+                continue
+            for index, shape in enumerate(challenge.functional):
+                if progress:
+                    progress.advance(shape.label())
+                case = cases.prepare(challenge, shape, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, index), backend)
+                try:
+                    reply = worker.call(cases.worker_args(challenge, case), challenge.limits.case_s * 20)
+                finally:
+                    case.release()
+                if reply.outcome is not run.Outcome.OK:
+                    break
+            worker.stop()
+            findings += parse(tool, worker.output_text(OUTPUT_BYTES), display_path)
+    return tuple(findings)
