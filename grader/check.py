@@ -99,18 +99,19 @@ def _unravel(flat_index: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _where(bad, xp) -> str:
-    """For a 2-D output whose bad elements fill a few whole rows or columns, say which."""
+    """For a 2-D output whose bad elements fill a few whole rows or columns, say which (both, when the
+    same elements are a whole row and a whole column, as in a 1×1 output)."""
     if bad.ndim != 2:
         return ""
     rows, cols = bad.shape
+    found = []
     for axis, name, extent, across in ((1, "row", rows, cols), (0, "column", cols, rows)):
         lines = xp.flatnonzero(bad.any(axis=axis))
         if 0 < lines.size <= ROW_PATTERN_MAX and int(xp.count_nonzero(bad)) == lines.size * across:
             listed = [int(i) for i in (lines.get() if hasattr(lines, "get") else lines)]
-            text = ", ".join(str(i) for i in listed)
             last = f" (the last {name})" if listed == [extent - 1] else ""
-            return f"; every element of {name}{'s' if len(listed) > 1 else ''} {text}{last} is wrong, and nothing else"
-    return ""
+            found.append(f"{name}{'s' if len(listed) > 1 else ''} {', '.join(map(str, listed))}{last}")
+    return f"; every element of {' and '.join(found)} is wrong, and nothing else" if found else ""
 
 
 def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "") -> Comparison:

@@ -108,6 +108,9 @@ def _check_all(state: _Run) -> tuple[CaseResult, ...]:
     plan = [(CaseKind.FUNCTIONAL, s, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, i)) for i, s in enumerate(c.functional)]
     randomized = cases.random_shapes(c.randomized, c.dims, c.reference.flops, seed)
     plan += [(CaseKind.RANDOMIZED, s, cases.rng_for(seed, cases.Purpose.RANDOMIZED, i)) for i, s in enumerate(randomized)]
+    # A shape seen before, with fresh values: an answer replayed from a cache keyed by shape or by
+    # pointer (freed buffers come back at the same addresses) fails here.
+    plan.append((CaseKind.RECHECK, c.functional[-1], cases.rng_for(seed, cases.Purpose.RECHECK, len(c.performance))))
     state.progress.stage("checking correctness", total=len(plan))
     results: list[CaseResult] = []
     for kind, shape, rng in plan:

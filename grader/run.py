@@ -167,8 +167,9 @@ class Worker:
 
     def _died(self, started: float) -> Reply:
         code = self.proc.wait()
-        if code < 0 or code > 128 and code - 128 in (signal.SIGXFSZ, signal.SIGKILL, signal.SIGSEGV):
-            number = -code if code < 0 else code - 128  # bubblewrap reports its child's signal as 128 + N
+        sandboxed_signal = self.sandbox.active and 128 < code < 128 + signal.NSIG
+        if code < 0 or sandboxed_signal:
+            number = -code if code < 0 else code - 128  # bubblewrap reports its child's death by signal N as 128 + N
             detail = _signal_detail(signal.Signals(number), self.sandbox.limits.file_bytes)
         else:
             detail = f"the process exited with status {code} during the call (exit() or abort in the submission?)"

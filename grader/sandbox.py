@@ -17,6 +17,7 @@ import shutil
 import site
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,13 +103,16 @@ class ProcessCap:
                     pass
 
     def remove(self) -> None:
+        """Kill what is left, then remove the group once the killed processes have exited."""
         if self.path is None:
             return
-        self.kill_all()
-        try:
-            self.path.rmdir()
-        except OSError:
-            pass
+        for _ in range(100):
+            self.kill_all()
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.02)
 
 
 @dataclass(frozen=True)

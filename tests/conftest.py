@@ -51,7 +51,7 @@ def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:
     """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file;
     `// expect-emulator: VERDICT` overrides the verdict under the emulator (e.g. UNSUPPORTED for PTX)."""
     verdict, message, emulated = None, None, None
-    for line in path.read_text().splitlines()[:6]:
+    for line in path.read_text().splitlines()[:8]:
         if line.startswith("// expect:"):
             verdict = line.split(":", 1)[1].strip()
         elif line.startswith("// expect-message:"):
@@ -67,12 +67,21 @@ def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:
 def backends(path: Path) -> set[str]:
     """`// backends: emulator` marks a file whose behaviour on a GPU is undefined (a race, a divergent
     barrier): only the emulator promises a verdict for it. Files without the line run everywhere."""
-    for line in path.read_text().splitlines()[:6]:
+    for line in path.read_text().splitlines()[:8]:
         if line.startswith("// backends:"):
             return {b.strip() for b in line.split(":", 1)[1].split(",")}
     return {"cuda", "emulator"}
 
 
+def requirements(path: Path) -> set[str]:
+    """`// requires: sandbox`: the verdict holds only where the sandbox is active."""
+    for line in path.read_text().splitlines()[:8]:
+        if line.startswith("// requires:"):
+            return {r.strip() for r in line.split(":", 1)[1].split(",")}
+    return set()
+
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
 LEVELS = sorted((CHALLENGES / "matmul" / "levels").glob("*.cu"))
 
 

@@ -1,4 +1,4 @@
-// expect: WRONG_ANSWER
+// expect: RUNTIME_ERROR
 // expect-message: thread
 // solve starts a detached host thread and returns at once; 200 ms later the thread computes C on
 // the CPU and copies it in, long after the grader read C (still NaN). The grader must fail the

@@ -1,8 +1,7 @@
 // expect: WRONG_ANSWER
-// backends: cuda
 // Computes C the first time it sees a shape (M, N, K), keeps a copy, and on every later call of that
-// shape copies the old answer back without reading A or B: timing loops get it for free. Only the
-// re-check with fresh inputs after timing (submit on a GPU) calls a shape twice with new data.
+// shape copies the old answer back without reading A or B: timing loops get it for free. The grader
+// must call a shape it has seen again with fresh values (its re-check case) and catch the replay.
 #include <cuda_runtime.h>
 #include <map>
 #include <tuple>
