@@ -210,6 +210,8 @@ def _reply(message: dict, seconds: float) -> Reply:
         return Reply(Outcome.CUDA_ERROR, detail, message, seconds)
     if "crash" in message:
         return Reply(Outcome.CRASHED, message["crash"], message, seconds)
+    if "fault" in message:
+        return Reply(Outcome.CUDA_ERROR, message["fault"], message, seconds)
     return Reply(Outcome.INTERNAL, message.get("internal", "unknown worker failure"), message, seconds)
 
 

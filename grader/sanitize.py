@@ -42,7 +42,18 @@ def find_tool() -> str:
     return found
 
 
+_RACE = re.compile(r"Race reported between (\w+) access.*?and (\w+) access", re.S)
+
+
+def _describe(what: str, block: str) -> str:
+    race = _RACE.search(block)
+    if race:
+        return f"race between a {race[1].lower()} and a {race[2].lower()} of shared memory"
+    return what.split(" at ", 1)[0].strip().rstrip(".")
+
+
 def parse(tool: str, output: str, display_path: str) -> list[Finding]:
+    """Findings in `output`; the 'Program hit …' aftermath of a real finding is dropped."""
     findings = []
     blocks = re.split(r"\n(?==+\s+(?:Error: )?(?:Invalid|Race|Program hit|Uninitialized|Barrier|Misaligned))", output)
     for block in blocks:
@@ -51,8 +62,9 @@ def parse(tool: str, output: str, display_path: str) -> list[Finding]:
             continue
         places = [f"{w['file']}:{w['line']}" for w in _WHERE.finditer(block)]
         own = [p for p in places if p.startswith(display_path)] or places
-        findings.append(Finding(tool, m["what"].strip().rstrip("."), tuple(dict.fromkeys(own))[:3]))
-    unique = {str(f): f for f in findings}
+        findings.append(Finding(tool, _describe(m["what"], block), tuple(dict.fromkeys(own))[:3]))
+    real = [f for f in findings if not f.what.startswith("Program hit")]
+    unique = {str(f): f for f in (real or findings)}
     return list(unique.values())
 
 

@@ -105,6 +105,19 @@ def error_reply(submission: Submission, code: int) -> dict:
     return {"ok": False, "cuda_error": code, "name": name.decode() if name else f"error {code}"}
 
 
+CONTEXT_RESET = ("cudaDeviceReset() inside solve destroyed the CUDA context (and with it the grader's "
+                 "mappings of your buffers); it is not allowed")
+
+
+def context_lost(canary, cp) -> bool:
+    """True when the call reset the device: the worker's own allocation is gone with the old context."""
+    try:
+        attributes = cp.cuda.runtime.pointerGetAttributes(canary.ptr)
+    except Exception:
+        return True
+    return attributes.type != cp.cuda.runtime.memoryTypeDevice
+
+
 def do_call(cmd: dict, submission: Submission, cp) -> dict:
     handles = Handles(cp.cuda.runtime)
     try:
@@ -115,6 +128,8 @@ def do_call(cmd: dict, submission: Submission, cp) -> dict:
         seconds = time.perf_counter() - started
         if code:
             return error_reply(submission, code)
+        if context_lost(submission.canary, cp):
+            return {"ok": False, "fault": CONTEXT_RESET}
         return {"ok": True, "seconds": seconds, **leftovers(threads_before, libraries_before)}
     finally:
         handles.close()
@@ -184,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
         cp.cuda.runtime.setDevice(0)
         cp.cuda.runtime.free(0)  # create the context before the submission's runtime looks for it
         submission = Submission(opts.library, opts.entry, opts.sync_symbol, opts.error_symbol)
+        submission.canary = cp.cuda.Memory(256)  # freed by a device reset, which is how one is noticed
     except Exception:
         results.write(json.dumps({"ok": False, "internal": traceback.format_exc(limit=4)}) + "\n")
         results.flush()

@@ -28,8 +28,16 @@ def test_memcheck_finding_names_the_users_line():
 
 def test_racecheck_finding_names_both_lines():
     (finding,) = sanitize.parse("racecheck", RACECHECK, "solutions/missing_sync.cu")
-    assert finding.what.startswith("Race reported between Write access")
+    assert finding.what == "race between a write and a read of shared memory"
     assert finding.where == ("solutions/missing_sync.cu:22", "solutions/missing_sync.cu:26")
+
+
+def test_aftermath_of_a_finding_is_dropped():
+    text = MEMCHECK.replace("=========\n========= ERROR SUMMARY", "========= Program hit cudaErrorLaunchFailure (error 719) "
+                            "due to \"unspecified launch failure\" on CUDA API call to cudaDeviceSynchronize.\n"
+                            "=========\n========= ERROR SUMMARY")
+    findings = sanitize.parse("memcheck", text, "solutions/illegal_address.cu")
+    assert [f.what for f in findings] == ["Invalid __global__ write of size 4 bytes"]
 
 
 def test_clean_output_has_no_findings():
