@@ -36,7 +36,9 @@ def processes_running(artifact: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def box():
-    return sandbox.make(sandbox.SandboxMode.AUTO, [])
+    """The GPU backend shares the PID namespace (CUDA IPC finds the exporting process by pid);
+    the emulator test gives its worker a namespace of its own."""
+    return sandbox.make(sandbox.SandboxMode.AUTO, [], share_pid=True)
 
 
 @pytest.fixture
@@ -50,7 +52,7 @@ def listener(monkeypatch):
     server.close()
 
 
-def check(path: Path, backend_name: str, backend, challenge, cache: Path, box) -> None:
+def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, follow_up=None) -> None:
     verdict, message = expectation(path, backend_name)
     if backend_name not in backends(path):
         pytest.skip(f"no verdict promised on {backend_name}")
@@ -65,23 +67,46 @@ def check(path: Path, backend_name: str, backend, challenge, cache: Path, box) -
         while processes_running(report.build.artifact) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert processes_running(report.build.artifact) == [], "a process of the submission outlived its verdict"
+    (follow_up or correct_next)(backend, challenge, cache)
+
+
+def correct_next(backend, challenge, cache: Path) -> None:
     after = pipeline.grade(NAIVE, "solutions/naive.cu", challenge, backend, pipeline.Options(Mode.RUN, 12, cache))
     assert after.verdict is Verdict.ACCEPTED, after.message
+
+
+def naive_median_ms(backend, challenge, cache: Path) -> float:
+    options = pipeline.Options(Mode.SUBMIT, 12, cache, timing_budget_s=0.3, time_baseline=False)
+    report = pipeline.grade(NAIVE, "solutions/naive.cu", challenge, backend, options)
+    assert report.verdict is Verdict.ACCEPTED, report.message
+    return report.performance[0].stats.median_ms
+
+
+@pytest.fixture(scope="module")
+def gpu_reference_ms(matmul, box, tmp_path_factory):
+    """The correct submission's time before any hostile file ran, to compare each follow-up with."""
+    from grader.cuda_backend import CudaBackend
+    return naive_median_ms(CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("reference"))
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_hostile_through_the_emulator(path, matmul, box, listener, tmp_path_factory):
+    import dataclasses
+
     from grader.emulator.backend import EmulatorBackend
-    emulator = EmulatorBackend(sandbox=box)
+    emulator = EmulatorBackend(sandbox=dataclasses.replace(box, share_pid=False))
     check(path, "emulator", emulator, matmul, tmp_path_factory.mktemp("cache"), box)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_hostile_on_the_gpu(path, matmul, box, listener, tmp_path_factory):
-    import dataclasses
-
+def test_hostile_on_the_gpu(path, matmul, box, listener, tmp_path_factory, gpu_reference_ms):
+    """On the GPU the correct submission graded next is also timed: a hostile file must not leave the
+    GPU slower (work left running, a hogged device) — within 5% of its time before any hostile file."""
     from grader.cuda_backend import CudaBackend
-    gpu = CudaBackend(sandbox=dataclasses.replace(box, share_pid=True) if box.active else box)
-    check(path, "cuda", gpu, matmul, tmp_path_factory.mktemp("cache"), box)
+
+    def timed_next(backend, challenge, cache):
+        assert naive_median_ms(backend, challenge, cache) == pytest.approx(gpu_reference_ms, rel=0.05)
+
+    check(path, "cuda", CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("cache"), box, timed_next)
