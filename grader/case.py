@@ -150,9 +150,8 @@ class OrderRun:
     reply: dict
 
 
-def snapshot(challenge: Challenge, case: Case, xp) -> tuple[bytes, ...]:
-    host = (case.buffers[p.name].data for p in challenge.outputs)
-    return tuple(bytes(x.get() if hasattr(x, "get") else x) for x in host)
+def snapshot(challenge: Challenge, case: Case) -> tuple[bytes, ...]:
+    return tuple(bytes(check.to_host(case.buffers[p.name].data)) for p in challenge.outputs)
 
 
 def combine_orders(runs: list[OrderRun]) -> Inspection:

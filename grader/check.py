@@ -65,6 +65,11 @@ def compare(name: str, got, expected, scale, tolerance: Tolerance, xp) -> Compar
     return _with_diagnosis(comparison, tolerance, _where(bad, xp))
 
 
+def to_host(array):
+    """A numpy array, whether `array` lives on the GPU (cupy) or already on the host."""
+    return array.get() if hasattr(array, "get") else array
+
+
 def _scaled_max(diff, scale, xp) -> float:
     if diff.size == 0:
         return 0.0
@@ -84,7 +89,7 @@ def _first_bad(bad, got, expected, xp) -> tuple[Mismatch, ...]:
     flat = xp.flatnonzero(bad.ravel())[:MISMATCHES_SHOWN]
     if flat.size == 0:
         return ()
-    positions = [int(i) for i in (flat.get() if hasattr(flat, "get") else flat)]
+    positions = [int(i) for i in to_host(flat)]
     got_flat, exp_flat = got.ravel(), expected.ravel()
     return tuple(Mismatch(tuple(int(v) for v in _unravel(i, got.shape)), float(got_flat[i]), float(exp_flat[i]))
                  for i in positions)
@@ -108,7 +113,7 @@ def _where(bad, xp) -> str:
     for axis, name, extent, across in ((1, "row", rows, cols), (0, "column", cols, rows)):
         lines = xp.flatnonzero(bad.any(axis=axis))
         if 0 < lines.size <= ROW_PATTERN_MAX and int(xp.count_nonzero(bad)) == lines.size * across:
-            listed = [int(i) for i in (lines.get() if hasattr(lines, "get") else lines)]
+            listed = [int(i) for i in to_host(lines)]
             last = f" (the last {name})" if listed == [extent - 1] else ""
             found.append(f"{name}{'s' if len(listed) > 1 else ''} {', '.join(map(str, listed))}{last}")
     return f"; every element of {' and '.join(found)} is wrong, and nothing else" if found else ""

@@ -143,7 +143,7 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
                 return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
             state.kernel_s += reply.data["seconds"]
             found = cases.inspect(c, case, backend.xp)
-            outputs = cases.snapshot(c, case, backend.xp) if len(backend.orders) > 1 else ()
+            outputs = cases.snapshot(c, case) if len(backend.orders) > 1 else ()
             runs.append(cases.OrderRun(order, found, outputs, reply.data))
         found = cases.combine_orders(runs)
         return CaseResult(kind, shape.label(), dict(shape.dims), found.verdict, found.message, found.comparisons,

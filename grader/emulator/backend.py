@@ -8,6 +8,7 @@ Emulated runs report correctness only: no timings, no level placement.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -80,7 +81,9 @@ class EmulatorBackend:
         key = hashlib.sha256(json.dumps([unit, self.cxx_version, CXX_FLAGS, _runtime_hash()]).encode()).hexdigest()[:24]
         result = build.cached_build(cache_dir, "emu-" + key, EXECUTABLE,
                                     lambda work: self._compile(unit, work, runtime, display_path, challenge))
-        return result if result.status is not build.BuildStatus.OK else _with_notes(result, notes)
+        if result.status is not build.BuildStatus.OK:
+            return result
+        return dataclasses.replace(result, notes=tuple(notes) + result.notes)
 
     def _compile(self, unit: str, work: Path, runtime: Path, display_path: str, challenge: Challenge) -> build.BuildResult:
         source = work / "submission.cpp"
@@ -90,7 +93,9 @@ class EmulatorBackend:
         tool = build.run_tool(command, work, challenge.limits.compile_s)
         result = build.compiled(tool, command, work, source, display_path, challenge.entry, challenge.prototype(),
                                 challenge.limits.compile_s)
-        return result if result.status is not build.BuildStatus.OK else _with_artifact(result, work / EXECUTABLE)
+        if result.status is not build.BuildStatus.OK:
+            return result
+        return dataclasses.replace(result, artifact=work / EXECUTABLE)
 
     def _runtime_object(self, cache_dir: Path | None, timeout_s: float) -> Path | build.BuildResult:
         """The runtime, compiled once per runtime source and compiler."""
@@ -156,16 +161,6 @@ def _argument(index: int, param: Param) -> str:
         return f"static_cast<{param.ctype.text}>(a[{index}].p)"
     field = "f" if param.ctype.dtype.kind == "f" else "i"
     return f"static_cast<{param.ctype.text}>(a[{index}].{field})"
-
-
-def _with_notes(result: build.BuildResult, notes: list[str]) -> build.BuildResult:
-    import dataclasses
-    return dataclasses.replace(result, notes=tuple(notes) + result.notes)
-
-
-def _with_artifact(result: build.BuildResult, artifact: Path) -> build.BuildResult:
-    import dataclasses
-    return dataclasses.replace(result, artifact=artifact)
 
 
 @functools.lru_cache(maxsize=1)
