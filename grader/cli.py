@@ -6,6 +6,8 @@ import functools
 import json
 import contextlib
 import dataclasses
+import getpass
+import os
 import secrets
 import shutil
 import sys
@@ -19,7 +21,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grader import __version__, report, sandbox, spec
+from grader import __version__, report, sandbox, spec, store
 from grader.errors import GraderError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import Mode
@@ -27,6 +29,7 @@ from grader.sandbox import SandboxMode
 
 DEFAULT_CHALLENGES = Path(__file__).resolve().parent.parent / "challenges"
 DEFAULT_CACHE = Path.home() / ".cache" / "cuda-grader"
+DEFAULT_DB = Path.home() / ".local" / "share" / "cuda-grader" / "results.sqlite3"
 
 
 class Terminal:
@@ -105,7 +108,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
     \b
     Exit codes: 0 accepted / done, 1 graded and not accepted, 2 bad usage,
-    3 invalid challenge definition, 4 no GPU or nvcc, 70 internal error, 130 interrupted.
+    3 invalid challenge definition, 4 no GPU or nvcc, 5 results database missing, locked or
+    damaged, 70 internal error, 130 interrupted.
     """
     ctx.obj = ctx.obj or Terminal()
 
@@ -131,6 +135,10 @@ def grading_options(command):
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
                      show_default=True, help="Build cache folder."),
         click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring and not filling the cache."),
+        click.option("--user", default=None,
+                     help="Keep the result in the results database under this user name (classroom use)."),
+        click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="GRADER_DB",
+                     help=f"Results database to keep the result in [default with --user: {DEFAULT_DB}]."),
         click.option("--sanitize", is_flag=True,
                      help="Also run the functional cases under compute-sanitizer (memcheck, racecheck) and report "
                           "each finding at its file and line. GPU only."),
@@ -146,7 +154,8 @@ def grading_options(command):
 
 def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
            as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool, sandbox_mode: str,
-           sanitize: bool, timing_budget_s: float | None = None, placement: bool = False) -> None:
+           sanitize: bool, user: str | None, db: Path | None, timing_budget_s: float | None = None,
+           placement: bool = False) -> None:
     from grader import pipeline
 
     if not file.is_file():
@@ -157,10 +166,15 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
         options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
                                    timing_budget_s)
-        box = sandbox.make(SandboxMode(sandbox_mode), [cache_dir, file.resolve().parent],
-                           share_pid=backend != "emulator")
+        database = db or (DEFAULT_DB if user else None)
+        hidden = [cache_dir, file.resolve().parent] + ([database.resolve().parent] if database else [])
+        box = sandbox.make(SandboxMode(sandbox_mode), hidden, share_pid=backend != "emulator")
         terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
         result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement, box, sanitize)
+    if database:
+        with store.Store.open(database) as results:
+            run_id = results.record(result, user or getpass.getuser(), file, file.read_text(errors="replace"), False)
+        terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
     if as_json:
         click.echo(report.as_json(result))
     else:
@@ -283,6 +297,91 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
         click.echo(json.dumps(dataclasses.asdict(measured), indent=2))
     else:
         report.render_ladder(challenge, measured, terminal.out)
+
+
+@cli.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against.")
+@challenges_option
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True,
+              envvar="GRADER_DB", help="Results database.")
+@click.option("--backend", type=click.Choice(["auto", "cuda", "emulator"]), default="auto", show_default=True,
+              help="Where submissions run (auto: the GPU if usable, else the emulator).")
+@click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
+              show_default=True, help="Build and ladder cache folder.")
+@click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]), default="auto",
+              show_default=True, help="Sandbox for the submissions (required: refuse to grade without it).")
+@click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
+              help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@click.pass_obj
+@handle_errors
+def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db: Path, backend: str,
+          nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None) -> None:
+    """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu) with the secret seed.
+
+    Results go to the database; a source graded before (same hash, grader version and GPU) is
+    skipped, so an interrupted batch resumes where it stopped.
+    """
+    from grader import batch, pipeline
+
+    challenge = spec.load(challenges_dir, slug)
+    submissions = batch.discover(folder)
+    hidden = [cache_dir, folder.resolve(), db.resolve().parent]
+    box = sandbox.make(SandboxMode(sandbox_mode), hidden, share_pid=backend != "emulator")
+    terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
+    options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s)
+    with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
+        chosen = choose_backend(backend, nvcc, terminal, box)
+
+        def finish(result):
+            if result.performance and challenge.levels:
+                return _with_placement(result, challenge, chosen, options, progress)
+            return result
+
+        summary = batch.grade_all(submissions, challenge, chosen, results, options, progress, finish)
+    report.render_batch_summary(summary, len(submissions), db, terminal.out)
+
+
+@cli.command()
+@click.argument("slug", default="matmul")
+@challenges_option
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True,
+              envvar="GRADER_DB", help="Results database.")
+@click.option("--gpu", default=None, help="The GPU to rank on (default: the one with the most results).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "html"]), default="table",
+              show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of the terminal (html opens from file:// with no network).")
+@click.pass_obj
+@handle_errors
+def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, gpu: str | None, fmt: str,
+                output: Path | None) -> None:
+    """The class leaderboard of SLUG: best accepted secret-seed submission per user on one GPU."""
+    from grader import leaderboard as boards
+
+    challenge = spec.load(challenges_dir, slug)
+    with store.Store.existing(db) as results:
+        data = boards.board(results, challenge, gpu)
+    if fmt == "table" and output is None:
+        report.render_leaderboard(data, terminal.out)
+        return
+    if fmt == "html":
+        from grader import html
+        text = html.render(data)
+    elif fmt == "json":
+        text = json.dumps(data, indent=2)
+    elif fmt == "csv":
+        text = boards.as_csv(data)
+    else:
+        console = report.Console(record=True, width=160, file=open(os.devnull, "w"))
+        report.render_leaderboard(data, console)
+        text = console.export_text()
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        terminal.err.print(f"wrote {output}", highlight=False)
 
 
 @cli.command(name="list")

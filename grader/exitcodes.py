@@ -14,6 +14,8 @@ class ExitCode(enum.IntEnum):
     """A challenge definition (challenge.yaml, reference.py) is invalid."""
     NO_BACKEND = 4
     """Nothing can run the submission here: no usable GPU, or nvcc is missing."""
+    DATABASE = 5
+    """The results database is missing, locked or damaged."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""
     INTERNAL = 70

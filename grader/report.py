@@ -187,3 +187,32 @@ def _sanitizer_panel(findings) -> Panel:
     if len(findings) > 20:
         lines.append(Text(f"… {len(findings) - 20} more", style="dim"))
     return Panel(Group(*lines), title="compute-sanitizer", title_align="left", border_style="yellow")
+
+
+def render_batch_summary(summary, total: int, db, console: Console) -> None:
+    table = Table(title=f"batch: {total} submissions ({summary.graded} graded now, {summary.skipped} graded before)",
+                  title_justify="left")
+    table.add_column("verdict")
+    table.add_column("count", justify="right")
+    for verdict, count in summary.verdicts.most_common():
+        table.add_row(_verdict_text(Verdict[verdict]), str(count))
+    console.print(table)
+    if summary.fastest:
+        console.print(f"fastest accepted: {escape(summary.fastest[0])} ({summary.fastest[1]:.3f} ms, geometric mean)")
+    console.print(Text(f"results in {db}; `grader leaderboard` ranks them", style="dim"))
+
+
+def render_leaderboard(data: dict, console: Console) -> None:
+    table = Table(title=f"{data['title']} · {data['gpu']} · {len(data['entries'])} students", title_justify="left")
+    for column in ("rank", "user", "level", *[f"{c}\nmedian ms" for c in data["cases"]], "GFLOP/s",
+                   f"% {data['baseline_label'] or 'baseline'}", "attempts", "submitted"):
+        table.add_column(column, justify="left" if column in ("user", "submitted") else "right")
+    for e in data["entries"]:
+        table.add_row(str(e["rank"]), Text(e["user"]), str(e["level"]) if e["level"] is not None else "—",
+                      *[f"{e['median_ms'][c]:.3f}" if c in e["median_ms"] else "—" for c in data["cases"]],
+                      f"{e['gflops']:,.0f}" if e["gflops"] else "—",
+                      f"{e['percent_of_baseline']:.0f}%" if e["percent_of_baseline"] else "—",
+                      str(e["attempts"]), e["submitted_at"][:16].replace("T", " "))
+    if not data["entries"]:
+        console.print(Text("no accepted submissions yet", style="dim"))
+    console.print(table)

@@ -1,0 +1,376 @@
+"""The leaderboard as one static, self-contained HTML page: `render(board)` for `grader.leaderboard.board`.
+
+Everything in the board is data, never markup. The template is rendered with autoescape; the two
+charts are computed here as plain geometry and drawn as SVG by the template, so their text is
+escaped like the rest; each entry's report reaches the page's script as JSON inside
+`<script type="application/json">` with `<`, `>`, `&` and `'` written as \\u escapes, and the script
+shows it with textContent only. The page loads nothing: all CSS and JS are inline, and its
+Content-Security-Policy allows no fetch of any kind and no script but its own (by hash).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import functools
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATE = "leaderboard.html.j2"
+DASH = "—"
+
+HISTORY_SERIES_MAX = 12
+"""At most this many users in the attempts chart (the best-ranked ones): more is unreadable."""
+SERIES_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#e8710a", "#0f8b9c",
+                  "#8c564b", "#d0399e", "#5f6368", "#8a8a00", "#393b79", "#3d6b1f")
+LEVEL_CLASSES = 7
+"""Levels 1..7 have a colour of their own (CSS classes lvl-1..lvl-7); higher ones share lvl-x."""
+
+
+def render(board: dict) -> str:
+    """The complete HTML document for a leaderboard (see `grader.leaderboard.board` for its shape)."""
+    return _env().get_template(TEMPLATE).render(**_view(board))
+
+
+# -- formatting filters: None, NaN and non-numbers show as a dash ------------------------------------------
+
+def number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def fmt_ms(value: Any) -> str:
+    v = number(value)
+    return DASH if v is None else f"{v:,.3f}"
+
+
+def fmt_gflops(value: Any) -> str:
+    v = number(value)
+    return DASH if v is None else f"{v:,.0f}"
+
+
+def fmt_pct(value: Any) -> str:
+    v = number(value)
+    if v is None:
+        return DASH
+    return f"{v:.0f}%" if abs(v) >= 10 else f"{v:.1f}%"
+
+
+def fmt_int(value: Any) -> str:
+    v = number(value)
+    return DASH if v is None else f"{v:,.0f}"
+
+
+def parse_time(value: Any) -> datetime.datetime | None:
+    """An aware UTC datetime from an ISO-8601 string (naive means UTC), a datetime or epoch seconds."""
+    if isinstance(value, datetime.datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = datetime.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    elif number(value) is not None:
+        try:
+            moment = datetime.datetime.fromtimestamp(float(value), datetime.timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    else:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    return moment.astimezone(datetime.timezone.utc)
+
+
+def fmt_date(value: Any) -> str:
+    moment = parse_time(value)
+    if moment is not None:
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return DASH if value is None or value == "" else str(value)
+
+
+def fmt_day_time(value: Any) -> str:
+    """fmt_date without the zone, for table cells under a "UTC" heading."""
+    moment = parse_time(value)
+    return moment.strftime("%Y-%m-%d %H:%M") if moment is not None else fmt_date(value)
+
+
+def timestamp(value: Any) -> float | None:
+    moment = parse_time(value)
+    return moment.timestamp() if moment is not None else None
+
+
+def sort_key(value: Any) -> str:
+    """A `data-sort` value: the number as text, or "" (sorted last) for a missing one."""
+    v = number(value)
+    if v is None:
+        return ""
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+def level_class(level: Any) -> str:
+    v = number(level)
+    if v is None:
+        return "lvl-none"
+    return f"lvl-{int(v)}" if 0 <= v <= LEVEL_CLASSES else "lvl-x"
+
+
+def script_json(value: Any) -> Markup:
+    """JSON for a `<script type="application/json">` block: ASCII only, and no `<`, `>`, `&` or `'`
+    characters at all, so nothing inside can close the block or open a tag; non-finite floats become
+    null (JSON.parse rejects NaN) and anything not JSON-like becomes its str()."""
+    text = json.dumps(_plain(value), ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=str)
+    for char, escape in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"), ("'", "\\u0027")):
+        text = text.replace(char, escape)
+    return Markup(text)
+
+
+def csp_hash(script: str) -> str:
+    """The Content-Security-Policy source that allows exactly this inline script."""
+    digest = hashlib.sha256(str(script).encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return str(value)
+
+
+@functools.lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        # select_autoescape matches by suffix: "leaderboard.html.j2" ends with ".j2", so it is escaped.
+        autoescape=jinja2.select_autoescape(["html", "htm", "xml", "j2"], default_for_string=True, default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(ms=fmt_ms, gflops=fmt_gflops, pct=fmt_pct, whole=fmt_int, date=fmt_date, day_time=fmt_day_time, sort_key=sort_key,
+                       level_class=level_class, script_json=script_json, csp_hash=csp_hash)
+    env.globals.update(timestamp=timestamp)
+    return env
+
+
+# -- the view: the board with defaults filled in, plus the charts' geometry ---------------------------------
+
+def _text(value: Any, default: str = "") -> str:
+    return default if value is None else str(value)
+
+
+def _int(value: Any) -> int | None:
+    v = number(value)
+    return int(v) if v is not None else None
+
+
+def _view(board: dict) -> dict:
+    cases = [_text(c) for c in board.get("cases") or []]
+    levels = []
+    for item in board.get("levels") or []:
+        if isinstance(item, dict) and _int(item.get("level")) is not None:
+            levels.append({"level": _int(item.get("level")), "name": _text(item.get("name"))})
+    level_names = {item["level"]: item["name"] for item in levels}
+    entries, reports = [], []
+    for index, e in enumerate(board.get("entries") or []):
+        level = _int(e.get("level"))
+        medians = e.get("median_ms") if isinstance(e.get("median_ms"), dict) else {}
+        entries.append({
+            "index": index,
+            "rank": _int(e.get("rank")) if _int(e.get("rank")) is not None else index + 1,
+            "user": _text(e.get("user"), "?"),
+            "level": level,
+            "level_name": _text(e.get("level_name")) or level_names.get(level, ""),
+            "medians": [medians.get(case) for case in cases],
+            "gflops": e.get("gflops"),
+            "percent_of_baseline": e.get("percent_of_baseline"),
+            "attempts": e.get("attempts"),
+            "submitted_at": e.get("submitted_at"),
+            "submission_id": e.get("submission_id"),
+            "backend": _text(e.get("backend")),
+        })
+        reports.append({"rank": entries[-1]["rank"], "user": entries[-1]["user"],
+                        "submission_id": e.get("submission_id"), "backend": e.get("backend"),
+                        "level": level, "level_name": entries[-1]["level_name"], "report": e.get("report")})
+    untimed = sum(1 for e in entries if e["level"] is None)
+    return {
+        "challenge": _text(board.get("challenge")),
+        "title": _text(board.get("title")) or _text(board.get("challenge")) or "Leaderboard",
+        "gpu": _text(board.get("gpu"), DASH),
+        "generated_at": board.get("generated_at"),
+        "baseline_label": _text(board.get("baseline_label")) or "baseline",
+        "has_baseline": bool(board.get("baseline_label")),
+        "cases": [_case_header(c) for c in cases],
+        "levels": levels,
+        "entries": entries,
+        "reports": reports,
+        "untimed": untimed,
+        "attempts_total": sum(len(a) for a in (board.get("history") or {}).values() if isinstance(a, list)),
+        "users_total": len(board.get("history") or {}),
+        "distribution": _distribution_chart(board, levels),
+        "history": _history_chart(board, entries, cases[0] if cases else None),
+    }
+
+
+def _case_header(label: str) -> dict:
+    name, _, dims = label.partition(" ")
+    return {"label": label, "name": name if dims else label, "dims": dims}
+
+
+def _nice_step(span: float, count: int) -> float:
+    """A 1-2-5 step that cuts `span` into about `count` intervals."""
+    raw = span / max(count, 1)
+    if raw <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 5, 10):
+        if factor * power >= raw:
+            return factor * power
+    return 10 * power
+
+
+def _distribution_chart(board: dict, levels: list[dict]) -> dict:
+    raw = board.get("distribution") or {}
+    counts: dict[int, int] = {}
+    for key, value in raw.items():
+        level = _int(key) if isinstance(key, (int, float)) else _parse_int(key)
+        count = _int(value)
+        if level is not None and count is not None:
+            counts[level] = counts.get(level, 0) + count
+    names = {item["level"]: item["name"] for item in levels}
+    shown = sorted({0} | set(names) | set(counts))
+    width, height, left, right, top, bottom = 560, 260, 44, 12, 24, 46
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max(counts.values(), default=0)
+    step = max(1, int(_nice_step(max(peak, 1), 4)))
+    y_max = max(step, math.ceil(max(peak, 1) / step) * step)
+    band = plot_w / len(shown)
+    bar_w = min(band * 0.64, 56)
+    bars = []
+    for i, level in enumerate(shown):
+        count = counts.get(level, 0)
+        h = plot_h * count / y_max
+        x = left + band * i + (band - bar_w) / 2
+        name = "below level 1" if level == 0 else names.get(level, "")
+        bars.append({"level": level, "count": count, "name": name, "css": level_class(level),
+                     "x": round(x, 2), "y": round(top + plot_h - h, 2), "w": round(bar_w, 2), "h": round(h, 2),
+                     "cx": round(x + bar_w / 2, 2), "label_y": round(top + plot_h - h - 6, 2)})
+    ticks = [{"value": v, "y": round(top + plot_h - plot_h * v / y_max, 2)} for v in range(0, y_max + 1, step)]
+    return {"width": width, "height": height, "left": left, "right": width - right, "top": top,
+            "bottom": top + plot_h, "bars": bars, "ticks": ticks, "total": sum(counts.values())}
+
+
+def _parse_int(text: Any) -> int | None:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        return None
+
+
+def _history_chart(board: dict, entries: list[dict], first_case: str | None) -> dict:
+    """Each user's best accepted median time (first performance case) after each attempt, as a step line."""
+    history = board.get("history") or {}
+    ranked = [e["user"] for e in entries]
+    order = [u for u in ranked if u in history] + sorted((str(u) for u in history if str(u) not in ranked))
+    series, skipped = [], 0
+    for user in order:
+        attempts = history.get(user) or []
+        if not isinstance(attempts, list):
+            continue
+        best, points, marks = None, [], []
+        for n, attempt in enumerate(attempts, 1):
+            attempt = attempt if isinstance(attempt, dict) else {}
+            ms = number(attempt.get("median_ms"))
+            verdict = attempt.get("verdict")
+            counted = ms is not None and ms > 0 and (verdict is None or str(verdict).upper() == "ACCEPTED")
+            if counted:
+                improved = best is None or ms < best
+                if best is not None and improved:
+                    points.append((n, best))
+                if improved:
+                    best = ms
+                points.append((n, best))
+                marks.append({"n": n, "ms": ms, "best": improved, "when": attempt.get("submitted_at")})
+            elif best is not None:
+                points.append((n, best))
+        if not marks:
+            continue
+        if len(series) >= HISTORY_SERIES_MAX:
+            skipped += 1
+            continue
+        series.append({"user": user, "points": points, "marks": marks, "best": best, "attempts": len(attempts),
+                       "colour": SERIES_COLOURS[len(series) % len(SERIES_COLOURS)]})
+    if not series:
+        return {"series": [], "skipped": 0, "case": first_case}
+
+    width, height, left, right, top, bottom = 560, 280, 62, 16, 16, 44
+    plot_w, plot_h = width - left - right, height - top - bottom
+    n_max = max(max(p[0] for p in s["points"]) for s in series)
+    x_hi = max(n_max, 2)
+    x_step = max(1, int(_nice_step(x_hi - 1, 8)))
+
+    def x_of(n: float) -> float:
+        return round(left + plot_w * (n - 1) / (x_hi - 1), 2)
+
+    values = [p[1] for s in series for p in s["points"]] + [m["ms"] for s in series for m in s["marks"]]
+    lo, hi = min(values), max(values)
+    log = hi / lo >= 8
+    if log:
+        y_lo, y_hi, tick_values = _log_ticks(lo, hi)
+
+        def y_of(v: float) -> float:
+            return round(top + plot_h * (1 - math.log10(v / y_lo) / math.log10(y_hi / y_lo)), 2)
+    else:
+        step = _nice_step(hi, 5)
+        y_lo, y_hi = 0.0, max(step, math.ceil(hi * 1.05 / step) * step)
+        tick_values = [i * step for i in range(int(round(y_hi / step)) + 1)]
+
+        def y_of(v: float) -> float:
+            return round(top + plot_h * (1 - v / y_hi), 2)
+
+    for s in series:
+        s["polyline"] = " ".join(f"{x_of(n)},{y_of(v)}" for n, v in s["points"])
+        for m in s["marks"]:
+            m["x"], m["y"] = x_of(m["n"]), y_of(m["ms"])
+    return {
+        "series": series, "skipped": skipped, "case": first_case, "log": log,
+        "width": width, "height": height, "left": left, "right": width - right, "top": top, "bottom": top + plot_h,
+        "x_ticks": [{"n": n, "x": x_of(n)} for n in range(1, x_hi + 1, x_step)],
+        "y_ticks": [{"label": _tick_label(v), "y": y_of(v)} for v in tick_values],
+    }
+
+
+def _log_ticks(lo: float, hi: float, most: int = 8) -> tuple[float, float, list[float]]:
+    """A log axis from lo to hi: its ends and ticks on 1-2-5 steps per decade, or 1-3, or decades only,
+    the finest that gives at most `most` ticks; the ends are ticks themselves."""
+    for factors in ((1, 2, 5), (1, 3), (1,)):
+        grid = [f * 10.0 ** e for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 2)
+                for f in factors]
+        below = max(v for v in grid if v <= lo * (1 + 1e-9))
+        above = min(v for v in grid if v >= hi * (1 - 1e-9))
+        ticks = [v for v in grid if below <= v <= above]
+        if len(ticks) <= most or factors == (1,):
+            return below, above, ticks
+    raise AssertionError("unreachable")
+
+
+def _tick_label(value: float) -> str:
+    if value >= 1000:
+        return f"{value:,.0f}"
+    if value >= 1:
+        return f"{value:g}"
+    return f"{value:.3g}"

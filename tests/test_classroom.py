@@ -1,0 +1,99 @@
+"""The classroom workflow end to end through the emulator: a batch of 40 submissions killed halfway
+and resumed, 8 concurrent `grader submit --user` writers, and the leaderboard they produce."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import LEVELS, NAIVE, ROOT, SUBMISSIONS, expectation
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+
+FAST_WRONG = ["never_writes", "skip_last_row_odd_m", "write_past_c", "writes_input", "syntax_error", "no_solve",
+              "mangled_solve", "wrong_signature"]
+FAST_RIGHT = [LEVELS[0], LEVELS[1], LEVELS[2], SUBMISSIONS / "shared_tiled.cu", SUBMISSIONS / "dynamic_smem.cu"]
+
+
+def grader(*args: str, env=None, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "grader", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def make_class(folder: Path) -> dict[str, str]:
+    """40 students: references and wrong files, then copies under other names. Returns user -> verdict."""
+    sources = FAST_RIGHT + [SUBMISSIONS / f"{name}.cu" for name in FAST_WRONG]
+    expected = {}
+    for i in range(40):
+        source = sources[i % len(sources)]
+        user = f"student{i:02d}"
+        if i % 3 == 0:  # a folder per student for some, a file for others
+            (folder / user).mkdir()
+            shutil.copy(source, folder / user / "solution.cu")
+        else:
+            shutil.copy(source, folder / f"{user}.cu")
+        expected[user] = expectation(source, "emulator")[0]
+    return expected
+
+
+def count_runs(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=30) as c:
+            return c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return 0
+
+
+def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path):
+    folder, db, cache = tmp_path / "class", tmp_path / "results.sqlite3", tmp_path / "cache"
+    folder.mkdir()
+    expected = make_class(folder)
+    args = ("grade", str(folder), "--db", str(db), "--backend", "emulator", "--cache-dir", str(cache))
+    first = grader(*args, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while count_runs(db) < 12 and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.2)
+    assert first.poll() is None, "the batch finished before it could be interrupted"
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    interrupted_at = count_runs(db)
+    assert 12 <= interrupted_at < 40
+    second = grader(*args)
+    out, err = second.communicate(timeout=1200)
+    assert second.returncode == 0, err[-3000:]
+    assert f"{40 - interrupted_at} graded now, {interrupted_at} graded before" in " ".join(out.split())
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT user, verdict, secret_seed FROM runs").fetchall()
+    assert sorted(u for u, _, _ in rows) == sorted(expected), "every submission graded exactly once"
+    assert {u: v for u, v, _ in rows} == expected
+    assert all(secret == 1 for _, _, secret in rows)
+
+    board = subprocess.run([sys.executable, "-m", "grader", "leaderboard", "--db", str(db), "--format", "json"],
+                           cwd=ROOT, capture_output=True, text=True, check=True)
+    entries = json.loads(board.stdout)["entries"]
+    with sqlite3.connect(db) as c:
+        graded_order = [u for (u,) in c.execute("SELECT user FROM runs WHERE verdict = 'ACCEPTED' ORDER BY id")]
+    assert [e["user"] for e in entries] == graded_order, "untimed (emulated) runs rank by when they were graded"
+    assert len(entries) == sum(v == "ACCEPTED" for v in expected.values())
+
+
+def test_concurrent_submits_all_land(tmp_path):
+    db, cache = tmp_path / "results.sqlite3", tmp_path / "cache"
+    warm = grader("run", str(NAIVE), "--backend", "emulator", "--cache-dir", str(cache))  # builds once
+    warm.communicate(timeout=300)
+    users = [f"user{i}" for i in range(7)] + ["<script>alert(1)</script>"]
+    procs = [grader("submit", str(NAIVE), "--user", user, "--db", str(db), "--backend", "emulator",
+                    "--cache-dir", str(cache)) for user in users]
+    results = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [err[-800:] for _, err in results]
+    with sqlite3.connect(db) as c:
+        assert sorted(u for (u,) in c.execute("SELECT user FROM runs")) == sorted(users)

@@ -1,0 +1,352 @@
+"""The static leaderboard page (grader.html): a self-contained document, every user-controlled string
+shown as text (in the table, the SVG charts and the embedded report JSON), charts that match the data,
+and the empty board. tests/test_browser.py drives the same page in a real browser."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import base64
+import json
+import math
+import re
+from html.parser import HTMLParser
+
+import pytest
+from markupsafe import escape
+
+from grader import html
+
+XSS_USER = "<script>alert(1)</script>"
+XSS_MESSAGE = "</script><script>alert(2)</script>"
+XSS_OUTPUT = "<img src=x onerror=alert(3)> & 'quotes' \"too\""
+CASES = ["leetgpu 8192×6144×4096", "square 4096×4096×4096", "irregular 4095×4097×4093"]
+FLOPS = {CASES[0]: 2 * 8192 * 6144 * 4096, CASES[1]: 2 * 4096 ** 3, CASES[2]: 2 * 4095 * 4097 * 4093}
+BASELINE_MS = {CASES[0]: 8.14, CASES[1]: 2.05, CASES[2]: 2.31}
+LEVELS = [
+    (1, "naive global memory"), (2, "shared-memory tiling"), (3, "1-D thread tiles, conflict-free shared memory"),
+    (4, "2-D register tiles, 128-bit loads"), (5, "warp tiles, double buffering, occupancy tuning"),
+    (6, "tensor cores (3xTF32) with cp.async"), (7, "split-K & autotuned tiles <experimental>"),
+]
+
+
+def _report(user: str, level: int | None, medians: dict[str, float], *, seed: int, backend: str = "cuda",
+            verdict: str = "ACCEPTED", message: str = "", worker_output: str = "") -> dict:
+    """A report shaped like grader.results.to_json(GradeReport)."""
+    performance = []
+    for case in CASES:
+        ms = medians.get(case)
+        stats = None if ms is None else {
+            "samples_ms": [round(ms * f, 4) for f in (0.99, 1.0, 1.0, 1.01, 1.02)], "median_ms": ms,
+            "mean_ms": ms * 1.004, "min_ms": ms * 0.99, "max_ms": ms * 1.02, "q1_ms": ms, "q3_ms": ms * 1.01,
+            "rse": 0.002, "reps": 5, "spread_pct": 1.0}
+        performance.append({
+            "label": case, "dims": dict(zip("MNK", map(int, case.split(" ")[1].split("×")))), "flops": FLOPS[case],
+            "verdict": verdict if stats else "SKIPPED", "message": "", "stats": stats,
+            "baseline": {"median_ms": BASELINE_MS[case]} if stats else None, "fp32_peak_gflops": 66900.0,
+            "gflops": FLOPS[case] / (ms * 1e6) if ms else None,
+            "percent_of_baseline": 100 * BASELINE_MS[case] / ms if ms else None,
+        })
+    return {
+        "submission": f"submissions/{user}/matmul.cu", "challenge": "matmul", "challenge_version": 1,
+        "functional_version": 1, "performance_version": 1, "mode": "submit", "seed": seed, "verdict": verdict,
+        "message": message,
+        "build": {"status": "ok", "cached": False, "seconds": 2.4, "diagnostics": [], "notes": []},
+        "cases": [
+            {"kind": "functional", "label": "dot 1×257×1", "dims": {"M": 1, "N": 257, "K": 1}, "verdict": verdict,
+             "message": "", "comparisons": [{"output": "C", "shape": [1, 1], "passed": True, "scaled_error": 0.012,
+                                             "relative_frobenius": 1.1e-7, "bad_count": 0, "nonfinite_count": 0,
+                                             "first_bad": [], "diagnosis": None}], "call_s": 0.00021},
+            {"kind": "recheck", "label": "square 4096×4096×4096", "dims": {"M": 4096, "N": 4096, "K": 4096},
+             "verdict": verdict, "message": "", "comparisons": [], "call_s": None},
+        ],
+        "performance": performance if backend == "cuda" else [],
+        "environment": {"backend": backend, "gpu": "NVIDIA H200" if backend == "cuda" else None,
+                        "compute_capability": "9.0", "driver": "580.95", "nvcc": "V13.0.88"},
+        "baseline_label": "cuBLAS FP32", "grader_version": "0.1.0", "wall_s": 41.3, "kernel_s": 3.21,
+        "worker_output": worker_output,
+        "placement": None if level is None else {"level": level, "levels": 7, "name": dict(LEVELS).get(level, "")},
+        "sanitizer": None,
+    }
+
+
+# user: (level, medians of the best run or None per case, backend, attempts as (first-case ms, verdict))
+_USERS = {
+    "carol": (6, (9.8, 2.5, 2.9), "cuda", [(95.0, "ACCEPTED"), (None, "WRONG_ANSWER"), (12.1, "ACCEPTED"), (9.8, "ACCEPTED")]),
+    "alice": (5, (10.05, 2.61, 3.02), "cuda", [(340.0, "ACCEPTED"), (41.0, "ACCEPTED"), (10.05, "ACCEPTED")]),
+    "bob": (3, (38.2, 9.7, None), "cuda", [(None, "COMPILE_ERROR"), (120.0, "ACCEPTED"), (38.2, "ACCEPTED"), (44.0, "ACCEPTED")]),
+    XSS_USER: (2, (95.5, 24.1, 27.7), "cuda", [(410.0, "ACCEPTED"), (95.5, "ACCEPTED")]),
+    "dave": (1, (352.0, 88.0, 101.0), "cuda", [(None, "RUNTIME_ERROR"), (352.0, "ACCEPTED")]),
+    "frank": (0, (1210.0, 300.0, 344.0), "cuda", [(1210.0, "ACCEPTED"), (1500.0, "WRONG_ANSWER")]),
+    "erin": (None, (None, None, None), "emulator", [(None, "WRONG_ANSWER"), (None, "ACCEPTED"), (None, "ACCEPTED")]),
+}
+
+
+def make_board(users: dict | None = None) -> dict:
+    """A realistic board as grader.leaderboard.board makes it: seven users ranked (one named like a script
+    tag, one graded only on the emulator, one below level 1) plus one who never got accepted."""
+    users = _USERS if users is None else users
+    entries, history = [], {}
+    for rank, (user, (level, times, backend, attempts)) in enumerate(users.items(), 1):
+        medians = {case: ms for case, ms in zip(CASES, times) if ms is not None}
+        hostile = user == XSS_USER
+        report = _report(user, level, medians, seed=1000 + rank, backend=backend,
+                         message=XSS_MESSAGE if hostile else "", worker_output=XSS_OUTPUT if hostile else "")
+        if hostile:
+            report["<b>notes</b>"] = {"</script>": ["<!--", "]]>", "\u2028line separator"]}
+        first = report["performance"][0] if report["performance"] else {}
+        entries.append({
+            "rank": rank, "user": user, "level": level, "level_name": dict(LEVELS).get(level),
+            "median_ms": medians, "gflops": first.get("gflops"), "percent_of_baseline": first.get("percent_of_baseline"),
+            "submitted_at": f"2026-11-{10 + rank:02d}T{8 + rank:02d}:30:00+00:00", "attempts": len(attempts),
+            "submission_id": 100 + rank, "backend": backend, "report": report,
+        })
+        history[user] = [{"submitted_at": f"2026-11-{1 + i:02d}T12:00:00+00:00", "median_ms": ms, "verdict": v}
+                         for i, (ms, v) in enumerate(attempts)]
+    history["mallory"] = [{"submitted_at": "2026-11-03T09:00:00+00:00", "median_ms": None, "verdict": "WRONG_ANSWER"}]
+    distribution: dict[str, int] = {}
+    for e in entries:
+        if e["level"] is not None:
+            distribution[str(e["level"])] = distribution.get(str(e["level"]), 0) + 1
+    return {
+        "challenge": "matmul", "title": "Matrix multiplication (FP32)", "gpu": "NVIDIA H200",
+        "generated_at": "2026-11-21T13:00:00+00:00", "baseline_label": "cuBLAS FP32", "cases": list(CASES),
+        "levels": [{"level": n, "name": name} for n, name in LEVELS],
+        "entries": entries, "distribution": dict(sorted(distribution.items())), "history": history,
+    }
+
+
+class _Tags(HTMLParser):
+    """Every start tag with its attributes; script/style bodies are raw text to the parser, as to a browser."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _tags(page: str) -> _Tags:
+    parser = _Tags()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def _svg(page: str, svg_id: str) -> str:
+    found = re.search(rf'<svg id="{svg_id}".*?</svg>', page, re.S)
+    assert found, f"no <svg id={svg_id}>"
+    return found.group(0)
+
+
+def _embedded_json(page: str):
+    found = re.search(r'<script type="application/json" id="reports">(.*?)</script>', page, re.S)
+    assert found, "no embedded report JSON"
+    return found.group(1), json.loads(found.group(1), parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+
+
+@pytest.fixture(scope="module")
+def board() -> dict:
+    return make_board()
+
+
+@pytest.fixture(scope="module")
+def page(board) -> str:
+    return html.render(board)
+
+
+def test_filters():
+    assert html.fmt_ms(10.0456) == "10.046"
+    assert html.fmt_ms(1234.5) == "1,234.500"
+    assert html.fmt_gflops(41042.0) == "41,042"
+    assert html.fmt_pct(81.0) == "81%"
+    assert html.fmt_pct(3.25) == "3.2%"
+    assert html.fmt_date("2026-11-21T12:00:00+00:00") == "2026-11-21 12:00 UTC"
+    assert html.fmt_date("2026-11-21T14:00:00+02:00") == "2026-11-21 12:00 UTC"
+    assert html.fmt_date("2026-11-21T12:00:00Z") == "2026-11-21 12:00 UTC"
+    assert html.fmt_date("yesterday") == "yesterday"
+    for f in (html.fmt_ms, html.fmt_gflops, html.fmt_pct, html.fmt_date, html.fmt_int):
+        assert f(None) == "—"
+    for bad in (float("nan"), float("inf"), "12", True):
+        assert html.fmt_ms(bad) == "—"
+    assert html.sort_key(None) == "" and float(html.sort_key(10.05)) == 10.05
+
+
+def test_autoescape_applies_to_the_template():
+    env = html._env()
+    assert env.autoescape(html.TEMPLATE) is True
+    assert env.get_template(html.TEMPLATE).render  # the .html.j2 file is found by the loader
+
+
+def test_complete_document(page, board):
+    assert page.lstrip().lower().startswith("<!doctype html>")
+    assert page.rstrip().endswith("</html>")
+    assert '<html lang="en">' in page and '<meta charset="utf-8">' in page
+    assert "<title>Matrix multiplication (FP32) — leaderboard</title>" in page
+    for fact in ("NVIDIA H200", "cuBLAS FP32", "2026-11-21 13:00 UTC"):
+        assert fact in page
+    tags = _tags(page)
+    assert [t for t, _ in tags.tags].count("table") >= 1
+    assert [a.get("id") for t, a in tags.tags if t == "table"] == ["board"]
+
+
+def test_every_user_and_case_appears(page, board):
+    for entry in board["entries"]:
+        assert f'<td class="user" data-sort="{escape(entry["user"])}">{escape(entry["user"])}' in page
+    for case in CASES:
+        assert escape(case) in page or case.split(" ")[0] in page
+    rows = re.findall(r'<tr tabindex="0" data-index="(\d+)"', page)
+    assert rows == [str(i) for i in range(len(board["entries"]))]
+
+
+def test_table_cells(page, board):
+    alice = re.search(r'<tr tabindex="0" data-index="1".*?</tr>', page, re.S).group(0)
+    assert 'class="badge lvl-5"' in alice and 'title="level 5: warp tiles, double buffering, occupancy tuning"' in alice
+    assert ">10.050<" in alice and ">2.610<" in alice and ">3.020<" in alice
+    assert f">{html.fmt_gflops(FLOPS[CASES[0]] / 10.05e6)}<" in alice and ">81%<" in alice
+    assert ">2026-11-12 10:30<" in alice and html.fmt_day_time(None) == "—"
+    erin = re.search(r'<tr tabindex="0" data-index="6".*?</tr>', page, re.S).group(0)
+    assert 'class="badge lvl-none"' in erin and erin.count('data-sort=""') == len(CASES) + 3
+    assert '<span class="tag">emulator</span>' in erin
+
+
+def test_self_contained(page):
+    assert "http://" not in page and "https://" not in page
+    tags = _tags(page)
+    for tag, attrs in tags.tags:
+        assert tag not in ("link", "iframe", "object", "embed", "img", "base", "form", "audio", "video"), tag
+        for name in ("src", "href", "xlink:href", "action", "formaction", "poster", "srcset", "data", "background"):
+            value = attrs.get(name)
+            if value is not None:
+                assert value.startswith("#") or value.startswith("data:"), f"<{tag} {name}={value!r}>"
+        if tag == "script":
+            assert "src" not in attrs
+    for style in re.findall(r"<style>(.*?)</style>", page, re.S):
+        assert "@import" not in style
+        assert all(u.startswith("data:") for u in re.findall(r"url\(\s*['\"]?([^'\")]*)", style))
+    assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src \'none\';', page)
+
+
+def test_csp_allows_exactly_the_page_script(page):
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page).group(1)
+    allowed = re.search(r"script-src '(sha256-[^']+)'", policy).group(1)
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    assert allowed == f"sha256-{digest}"
+    assert "innerHTML" not in scripts[0] and "insertAdjacentHTML" not in scripts[0] and "eval(" not in scripts[0]
+
+
+def test_user_controlled_strings_are_text(page):
+    for raw in (XSS_USER, XSS_MESSAGE, "<img", "<b>notes</b>", "<!--", "<experimental>"):
+        assert raw not in page, raw
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert f'<td class="user" data-sort="{escaped}">{escaped}</td>' in page
+    assert _svg(page, "chart-history").count(escaped) >= 2          # polyline title, point titles
+    assert f'<span class="who">{escaped}</span>' in page              # the chart's legend
+    assert "split-K &amp; autotuned tiles &lt;experimental&gt;" in page
+    text, data = _embedded_json(page)
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in text
+    assert not re.search(r"[<>&']", text)
+    tags = [t for t, _ in _tags(page).tags]
+    assert tags.count("script") == 2 and "img" not in tags and "b" not in tags
+
+
+def test_embedded_reports_round_trip(page, board):
+    _, data = _embedded_json(page)
+    assert [item["user"] for item in data] == [e["user"] for e in board["entries"]]
+    assert [item["report"] for item in data] == [e["report"] for e in board["entries"]]
+    assert data[3]["report"]["message"] == XSS_MESSAGE
+    assert data[3]["report"]["<b>notes</b>"]["</script>"][2] == "\u2028line separator"
+
+
+def test_non_finite_numbers_and_odd_values_in_a_report():
+    board = make_board()
+    report = board["entries"][0]["report"]
+    report["wall_s"], report["kernel_s"], report["odd"] = float("nan"), float("inf"), {"tuple": (1, 2), "set": {3}}
+    board["entries"][0]["gflops"] = float("nan")
+    _, data = _embedded_json(html.render(board))
+    assert data[0]["report"]["wall_s"] is None and data[0]["report"]["kernel_s"] is None
+    assert data[0]["report"]["odd"] == {"tuple": [1, 2], "set": "{3}"}
+
+
+def test_hostile_board_fields():
+    board = make_board()
+    board.update(title=XSS_USER, challenge='"><img src=x onerror=alert(4)>', gpu=XSS_MESSAGE,
+                 baseline_label="<b>cuBLAS</b>", cases=[f"{c} <i>" for c in CASES])
+    board["levels"][0]["name"] = "<svg onload=alert(5)>"
+    page = html.render(board)
+    for raw in (XSS_USER, XSS_MESSAGE, "<img", "<b>", "<i>", "<svg onload"):
+        assert raw not in page, raw
+    assert "<title>&lt;script&gt;alert(1)&lt;/script&gt; — leaderboard</title>" in page
+    assert [t for t, _ in _tags(page).tags].count("script") == 2
+
+
+def test_level_distribution_chart(page, board):
+    svg = _svg(page, "chart-levels")
+    bars = re.findall(r'<rect class="bar" data-level="(\d+)" data-count="(\d+)"', svg)
+    assert [int(level) for level, _ in bars] == list(range(0, 8))      # level 0 (below level 1) and 1..7
+    counts = {int(level): int(count) for level, count in bars}
+    assert counts == {level: board["distribution"].get(str(level), 0) for level in range(8)}
+    assert sum(counts.values()) == len(board["entries"]) - 1           # erin has no timings
+    for level in range(1, 8):
+        assert f'<g class="lvl-{level}">' in svg
+    assert "(1 not timed, not shown)" in page
+
+
+def test_history_chart(page, board):
+    svg = _svg(page, "chart-history")
+    timed = [u for u, attempts in board["history"].items()
+             if any(a["median_ms"] is not None and a["verdict"] == "ACCEPTED" for a in attempts)]
+    assert len(timed) == 6 and "erin" not in timed and "mallory" not in timed
+    assert svg.count("<polyline") == len(timed)
+    users = re.findall(r'<g class="user-series" data-user="([^"]*)">', svg)
+    assert users == [str(escape(u)) for u in timed]                     # rank order
+    assert "log scale" in page                                          # 9.8 .. 1210 ms
+    carol = re.search(r'data-user="carol">\s*<polyline class="series" points="([^"]+)"', svg).group(1)
+    points = [tuple(map(float, p.split(","))) for p in carol.split()]
+    ys = [y for _, y in points]
+    assert ys == sorted(ys) and len(points) >= 4                         # best time only goes down (y grows)
+    for user in timed:
+        assert f'<span class="who">{escape(user)}</span>' in page
+
+
+def test_history_without_timings_says_so():
+    users = {"erin": _USERS["erin"], "zoe": (None, (None, None, None), "emulator", [(None, "ACCEPTED")])}
+    page = html.render(make_board(users))
+    assert 'id="chart-history"' not in page
+    assert "No timings yet (emulated runs)" in page
+    assert len(re.findall(r'<rect class="bar"', _svg(page, "chart-levels"))) == 8
+
+
+def test_more_users_than_colours_are_capped():
+    many = {f"user{i:02d}": (3, (50.0 + i, 12.0, 14.0), "cuda", [(60.0 + i, "ACCEPTED"), (50.0 + i, "ACCEPTED")])
+            for i in range(20)}
+    page = html.render(make_board(many))
+    assert _svg(page, "chart-history").count("<polyline") == html.HISTORY_SERIES_MAX
+    assert "(8 more not shown)" in page
+
+
+def test_empty_board():
+    board = make_board({})
+    page = html.render(board)
+    assert page.lstrip().lower().startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+    assert "No accepted submissions yet." in page
+    assert 'id="board"' not in page and "application/json" not in page
+    bare = html.render({"challenge": "matmul", "entries": []})
+    assert "No accepted submissions yet." in bare and "<title>matmul — leaderboard</title>" in bare
+
+
+def test_render_does_not_modify_the_board(board):
+    before = copy.deepcopy(board)
+    html.render(board)
+    assert board == before
+    assert not math.isnan(board["entries"][0]["median_ms"][CASES[0]])

@@ -1,0 +1,106 @@
+"""The results database: migrations, records, concurrency and failure handling (no GPU)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from grader import store
+from grader.exitcodes import ExitCode
+from grader.results import Mode
+from grader.verdict import Verdict
+
+from test_report import grade_report, perf
+
+
+def test_migrations_are_applied_once_and_recorded(tmp_path):
+    db = tmp_path / "r.sqlite3"
+    with store.Store.open(db) as s:
+        assert s.migrations() == [name for name, _ in store.MIGRATIONS]
+    with store.Store.open(db) as s:  # reopening applies nothing twice
+        assert len(s.migrations()) == len(store.MIGRATIONS)
+
+
+def test_a_run_is_kept_whole(tmp_path):
+    report = grade_report(performance=[perf()])
+    with store.Store.open(tmp_path / "r.sqlite3") as s:
+        run_id = s.record(report, "alice", tmp_path / "alice.cu", "__global__ void k() {}", secret_seed=True)
+        row = s.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        assert (row["user"], row["verdict"], row["gpu"], row["seed"], row["secret_seed"]) == ("alice", "ACCEPTED", "NVIDIA H200", 42, 1)
+        assert row["source"] == "__global__ void k() {}" and row["source_hash"] == store.source_hash(row["source"])
+        assert s.db.execute("SELECT COUNT(*) FROM cases WHERE run_id = ?", (run_id,)).fetchone()[0] == 1
+        timing = s.db.execute("SELECT * FROM timings WHERE run_id = ?", (run_id,)).fetchone()
+        assert timing["median_ms"] == pytest.approx(81.6) and timing["samples_ms"] == "[81.6, 81.7, 81.5]"
+        assert s.already_graded("alice", "matmul", row["source_hash"], "0.1.0", "NVIDIA H200", secret=True)
+        assert not s.already_graded("alice", "matmul", row["source_hash"], "0.1.0", "NVIDIA H100", secret=True)
+        assert not s.already_graded("bob", "matmul", row["source_hash"], "0.1.0", "NVIDIA H200", secret=True)
+        (run,) = s.runs("matmul", "NVIDIA H200", secret_only=True)
+        assert run.medians_ms == {"leetgpu 8192×6144×4096": pytest.approx(81.6)}
+
+
+def test_missing_database_says_what_to_do(tmp_path):
+    with pytest.raises(store.StoreError) as error:
+        store.Store.existing(tmp_path / "none.sqlite3")
+    assert error.value.exit_code == ExitCode.DATABASE and "grade something first" in error.value.hint
+
+
+def test_damaged_database_says_what_to_do(tmp_path):
+    db = tmp_path / "r.sqlite3"
+    db.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(store.StoreError) as error:
+        store.Store.existing(db)
+    assert "damaged" in error.value.message and "mv " in error.value.hint
+
+
+def test_locked_database_times_out_with_a_clear_error(tmp_path, monkeypatch):
+    db = tmp_path / "r.sqlite3"
+    store.Store.open(db).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.3)
+    with pytest.raises(store.StoreError, match="locked"):
+        with store.Store.open(db) as s:
+            s.record(grade_report(), "bob", tmp_path / "b.cu", "x", secret_seed=False)
+    holder.execute("ROLLBACK")
+
+
+KILLED_WRITER = """
+import os, signal, sys
+sys.path.insert(0, sys.argv[2])
+from grader import store
+s = store.Store.open(__import__("pathlib").Path(sys.argv[1]))
+s.db.execute("BEGIN IMMEDIATE")
+s.db.execute("INSERT INTO runs (user, challenge, challenge_version, source_path, source_hash, source, backend, "
+             "grader_version, seed, secret_seed, mode, verdict, message, wall_s, graded_at, report) "
+             "VALUES ('ghost', 'matmul', 1, 'x', 'h', 's', 'cuda', '0', 1, 1, 'run', 'ACCEPTED', '', 0, 'now', '{}')")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_writer_killed_mid_run_leaves_the_database_consistent(tmp_path):
+    db = tmp_path / "r.sqlite3"
+    with store.Store.open(db) as s:
+        s.record(grade_report(), "alice", tmp_path / "a.cu", "x", secret_seed=True)
+    proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db), os.getcwd()])
+    assert proc.returncode == -signal.SIGKILL
+    with store.Store.existing(db) as s:
+        assert s.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [r.user for r in s.runs("matmul")] == ["alice"]
+
+
+def test_concurrent_writers_lose_nothing(tmp_path):
+    db = tmp_path / "r.sqlite3"
+    script = ("import sys; sys.path.insert(0, sys.argv[3]); from pathlib import Path; from grader import store; "
+              "from test_report import grade_report; s = store.Store.open(Path(sys.argv[1])); "
+              "[s.record(grade_report(), sys.argv[2], Path('x.cu'), str(i), True) for i in range(20)]")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.getcwd(), "tests"))
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(db), f"user{i}", os.getcwd()], env=env) for i in range(8)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * 8
+    with store.Store.existing(db) as s:
+        assert len(s.runs("matmul")) == 160
