@@ -4,6 +4,7 @@ and resumed, 8 concurrent `grader submit --user` writers, and the leaderboard th
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -45,6 +46,11 @@ def make_class(folder: Path) -> dict[str, str]:
     return expected
 
 
+def source_of(folder: Path, user: str) -> Path:
+    single = folder / f"{user}.cu"
+    return single if single.exists() else folder / user / "solution.cu"
+
+
 def count_runs(db: Path) -> int:
     try:
         with sqlite3.connect(db, timeout=30) as c:
@@ -53,11 +59,15 @@ def count_runs(db: Path) -> int:
         return 0
 
 
-def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path):
+@pytest.mark.parametrize("backend", ["emulator", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path, backend):
     folder, db, cache = tmp_path / "class", tmp_path / "results.sqlite3", tmp_path / "cache"
     folder.mkdir()
     expected = make_class(folder)
-    args = ("grade", str(folder), "--db", str(db), "--backend", "emulator", "--cache-dir", str(cache))
+    if backend == "cuda":
+        expected = {user: expectation(source_of(folder, user), "cuda")[0] for user in expected}
+    args = ("grade", str(folder), "--db", str(db), "--backend", backend, "--cache-dir", str(cache),
+            "--timing-budget", "0.1")
     first = grader(*args, start_new_session=True)
     deadline = time.monotonic() + 600
     while count_runs(db) < 12 and time.monotonic() < deadline and first.poll() is None:
@@ -80,10 +90,16 @@ def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path):
     board = subprocess.run([sys.executable, "-m", "grader", "leaderboard", "--db", str(db), "--format", "json"],
                            cwd=ROOT, capture_output=True, text=True, check=True)
     entries = json.loads(board.stdout)["entries"]
-    with sqlite3.connect(db) as c:
-        graded_order = [u for (u,) in c.execute("SELECT user FROM runs WHERE verdict = 'ACCEPTED' ORDER BY id")]
-    assert [e["user"] for e in entries] == graded_order, "untimed (emulated) runs rank by when they were graded"
     assert len(entries) == sum(v == "ACCEPTED" for v in expected.values())
+    if backend == "emulator":
+        with sqlite3.connect(db) as c:
+            graded_order = [u for (u,) in c.execute("SELECT user FROM runs WHERE verdict = 'ACCEPTED' ORDER BY id")]
+        assert [e["user"] for e in entries] == graded_order, "untimed (emulated) runs rank by when they were graded"
+    else:
+        means = [e["median_ms"] for e in entries]
+        assert all(m for m in means) and entries[0]["level"] is not None
+        geomeans = [math.prod(m.values()) ** (1 / len(m)) for m in means]
+        assert geomeans == sorted(geomeans), "timed runs rank by the geometric mean of their medians"
 
 
 def test_concurrent_submits_all_land(tmp_path):
