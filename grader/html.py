@@ -161,8 +161,9 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(ms=fmt_ms, gflops=fmt_gflops, pct=fmt_pct, whole=fmt_int, date=fmt_date, day_time=fmt_day_time, sort_key=sort_key,
-                       level_class=level_class, script_json=script_json, csp_hash=csp_hash)
+    env.filters.update(ms=fmt_ms, gflops=fmt_gflops, pct=fmt_pct, whole=fmt_int, date=fmt_date,
+                       day_time=fmt_day_time, sort_key=sort_key, level_class=level_class,
+                       script_json=script_json, csp_hash=csp_hash)
     env.globals.update(timestamp=timestamp)
     return env
 

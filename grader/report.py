@@ -204,7 +204,8 @@ def render_batch_summary(summary, total: int, db, console: Console) -> None:
 
 def render_leaderboard(data: dict, console: Console) -> None:
     table = Table(title=f"{data['title']} · {data['gpu']} · {len(data['entries'])} students", title_justify="left")
-    for column in ("rank", "user", "level", *[f"{c}\nmedian ms" for c in data["cases"]], "GFLOP/s",
+    short = [c.split(" ")[0] for c in data["cases"]]  # "leetgpu 8192×6144×4096" -> "leetgpu"
+    for column in ("rank", "user", "level", *[f"{name}\nms" for name in short], "GFLOP/s",
                    f"% {data['baseline_label'] or 'baseline'}", "attempts", "submitted"):
         table.add_column(column, justify="left" if column in ("user", "submitted") else "right")
     for e in data["entries"]:

@@ -183,7 +183,8 @@ def test_detail_view_of_odd_reports(load):
     board = make_board()
     board["entries"][0]["report"] = None
     board["entries"][1]["report"] = ["not", "a", "dict"]
-    board["entries"][2]["report"] = {"verdict": "WRONG_ANSWER", "cases": [{"label": 7, "comparisons": "?"}], "performance": {}}
+    board["entries"][2]["report"] = {"verdict": "WRONG_ANSWER", "cases": [{"label": 7, "comparisons": "?"}],
+                                     "performance": {}}
     page, events = load(board)
     rows = page.locator("#board tbody tr")
     rows.nth(0).click()

@@ -72,9 +72,11 @@ def _report(user: str, level: int | None, medians: dict[str, float], *, seed: in
 
 # user: (level, medians of the best run or None per case, backend, attempts as (first-case ms, verdict))
 _USERS = {
-    "carol": (6, (9.8, 2.5, 2.9), "cuda", [(95.0, "ACCEPTED"), (None, "WRONG_ANSWER"), (12.1, "ACCEPTED"), (9.8, "ACCEPTED")]),
+    "carol": (6, (9.8, 2.5, 2.9), "cuda",
+              [(95.0, "ACCEPTED"), (None, "WRONG_ANSWER"), (12.1, "ACCEPTED"), (9.8, "ACCEPTED")]),
     "alice": (5, (10.05, 2.61, 3.02), "cuda", [(340.0, "ACCEPTED"), (41.0, "ACCEPTED"), (10.05, "ACCEPTED")]),
-    "bob": (3, (38.2, 9.7, None), "cuda", [(None, "COMPILE_ERROR"), (120.0, "ACCEPTED"), (38.2, "ACCEPTED"), (44.0, "ACCEPTED")]),
+    "bob": (3, (38.2, 9.7, None), "cuda",
+            [(None, "COMPILE_ERROR"), (120.0, "ACCEPTED"), (38.2, "ACCEPTED"), (44.0, "ACCEPTED")]),
     XSS_USER: (2, (95.5, 24.1, 27.7), "cuda", [(410.0, "ACCEPTED"), (95.5, "ACCEPTED")]),
     "dave": (1, (352.0, 88.0, 101.0), "cuda", [(None, "RUNTIME_ERROR"), (352.0, "ACCEPTED")]),
     "frank": (0, (1210.0, 300.0, 344.0), "cuda", [(1210.0, "ACCEPTED"), (1500.0, "WRONG_ANSWER")]),
@@ -97,7 +99,8 @@ def make_board(users: dict | None = None) -> dict:
         first = report["performance"][0] if report["performance"] else {}
         entries.append({
             "rank": rank, "user": user, "level": level, "level_name": dict(LEVELS).get(level),
-            "median_ms": medians, "gflops": first.get("gflops"), "percent_of_baseline": first.get("percent_of_baseline"),
+            "median_ms": medians, "gflops": first.get("gflops"),
+            "percent_of_baseline": first.get("percent_of_baseline"),
             "submitted_at": f"2026-11-{10 + rank:02d}T{8 + rank:02d}:30:00+00:00", "attempts": len(attempts),
             "submission_id": 100 + rank, "backend": backend, "report": report,
         })
