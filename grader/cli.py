@@ -120,6 +120,30 @@ def challenges_option(command):
                         help="Folder holding one sub-folder per challenge.")(command)
 
 
+nvcc_option = click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
+cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
+                            show_default=True, help="Build and ladder cache folder.")
+backend_option = click.option("--backend", type=click.Choice(["auto", "cuda", "emulator"]), default="auto",
+                              show_default=True, help="Where submissions run. auto: the GPU if one is usable, else "
+                                                      "the CPU emulator (correctness only).")
+sandbox_option = click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]),
+                              default="auto", show_default=True,
+                              help="Run submissions in a bubblewrap sandbox (no network, private /tmp, private "
+                                   "folders hidden). auto: when the machine allows it; required: refuse to grade "
+                                   "without it.")
+db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
+                          show_default=True, envvar="GRADER_DB", help="Results database.")
+budget_option = click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
+                             help="Seconds of timed repetitions per performance case (default: the challenge's).")
+
+
+def make_box(terminal: Terminal, mode: str, hidden: list[Path], backend: str) -> sandbox.Sandbox:
+    """The sandbox for this command's workers, announced in one line."""
+    box = sandbox.make(SandboxMode(mode), hidden, share_pid=backend != "emulator")
+    terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
+    return box
+
+
 def grading_options(command):
     options = [
         click.argument("file", type=click.Path(dir_okay=False, path_type=Path)),
@@ -128,12 +152,9 @@ def grading_options(command):
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                      help="Seed for random shapes and values; the report prints the one used. Default: fresh."),
         click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout."),
-        click.option("--backend", type=click.Choice(["auto", "cuda", "emulator"]), default="auto", show_default=True,
-                     help="Where the submission runs. auto: the GPU if one is usable, else the CPU emulator "
-                          "(correctness only)."),
-        click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH)."),
-        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
-                     show_default=True, help="Build cache folder."),
+        backend_option,
+        nvcc_option,
+        cache_option,
         click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring and not filling the cache."),
         click.option("--user", default=None,
                      help="Keep the result in the results database under this user name (classroom use)."),
@@ -142,10 +163,7 @@ def grading_options(command):
         click.option("--sanitize", is_flag=True,
                      help="Also run the functional cases under compute-sanitizer (memcheck, racecheck) and report "
                           "each finding at its file and line. GPU only."),
-        click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]), default="auto",
-                     show_default=True,
-                     help="Run the submission in a bubblewrap sandbox (no network, private /tmp, private folders "
-                          "hidden). auto: when the machine allows it; required: refuse to grade without it."),
+        sandbox_option,
     ]
     for option in reversed(options):
         command = option(command)
@@ -168,8 +186,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
                                    timing_budget_s)
         database = db or (DEFAULT_DB if user else None)
         hidden = [cache_dir, file.resolve().parent] + ([database.resolve().parent] if database else [])
-        box = sandbox.make(SandboxMode(sandbox_mode), hidden, share_pid=backend != "emulator")
-        terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
+        box = make_box(terminal, sandbox_mode, hidden, backend)
         result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
         with store.Store.open(database) as results:
@@ -239,8 +256,7 @@ def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
 
 @cli.command()
 @grading_options
-@click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@budget_option
 @click.option("--placement/--no-placement", default=True, show_default=True,
               help="Place the submission on the reference ladder measured on this GPU (measured once per "
                    "GPU, driver and grader version, then cached).")
@@ -265,12 +281,10 @@ def run_command(terminal: Terminal, **kwargs) -> None:
 @challenges_option
 @click.option("--remeasure", is_flag=True, help="Measure again even if this GPU's ladder is cached.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
-              show_default=True, help="Build and ladder cache folder.")
+@nvcc_option
+@cache_option
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help="Seed for the inputs.")
-@click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@budget_option
 @click.pass_obj
 @handle_errors
 def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool, as_json: bool, nvcc: str | None,
@@ -303,33 +317,26 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against.")
 @challenges_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True,
-              envvar="GRADER_DB", help="Results database.")
-@click.option("--backend", type=click.Choice(["auto", "cuda", "emulator"]), default="auto", show_default=True,
-              help="Where submissions run (auto: the GPU if usable, else the emulator).")
-@click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
-              show_default=True, help="Build and ladder cache folder.")
-@click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]), default="auto",
-              show_default=True, help="Sandbox for the submissions (required: refuse to grade without it).")
-@click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds of timed repetitions per performance case (default: the challenge's).")
+@db_option
+@backend_option
+@nvcc_option
+@cache_option
+@sandbox_option
+@budget_option
 @click.pass_obj
 @handle_errors
 def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db: Path, backend: str,
           nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None) -> None:
     """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu) with the secret seed.
 
-    Results go to the database; a source graded before (same hash, grader version and GPU) is
+    Results go to the database; a student's source graded before (same hash, grader version and GPU) is
     skipped, so an interrupted batch resumes where it stopped.
     """
     from grader import batch, pipeline
 
     challenge = spec.load(challenges_dir, slug)
     submissions = batch.discover(folder)
-    hidden = [cache_dir, folder.resolve(), db.resolve().parent]
-    box = sandbox.make(SandboxMode(sandbox_mode), hidden, share_pid=backend != "emulator")
-    terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
+    box = make_box(terminal, sandbox_mode, [cache_dir, folder.resolve(), db.resolve().parent], backend)
     options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s)
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
         chosen = choose_backend(backend, nvcc, terminal, box)
@@ -346,8 +353,7 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
 @cli.command()
 @click.argument("slug", default="matmul")
 @challenges_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True,
-              envvar="GRADER_DB", help="Results database.")
+@db_option
 @click.option("--gpu", default=None, help="The GPU to rank on (default: the one with the most results).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "html"]), default="table",
               show_default=True, help="Output format.")
