@@ -49,9 +49,9 @@ class Limits:
         for name, value in ((resource.RLIMIT_CPU, self.cpu_s), (resource.RLIMIT_FSIZE, self.file_bytes),
                             (resource.RLIMIT_NOFILE, self.open_files), (resource.RLIMIT_DATA, self.data_bytes),
                             (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, self.processes)):
-            soft, hard = resource.getrlimit(name)
+            _, hard = resource.getrlimit(name)
             cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(name, (cap, hard if hard != resource.RLIM_INFINITY else resource.RLIM_INFINITY))
+            resource.setrlimit(name, (cap, hard))  # lower the soft limit only: never raise a hard one
 
     def describe(self) -> str:
         return (f"CPU {self.cpu_s} s, files {self.file_bytes >> 20} MiB, {self.open_files} open files, "
