@@ -65,16 +65,9 @@ class CudaBackend:
     def time_baseline(self, challenge: Challenge, pristine: dict, policy: timing.TimingPolicy) -> list[float]:
         """The challenge's library baseline (cuBLAS for matmul), timed by the submission's rules."""
         cp = self.cp
-        flush = cp.empty(self.flush_bytes, dtype=cp.uint8)
-        start, end = cp.cuda.Event(), cp.cuda.Event()
 
-        def sample_ms() -> float:
-            flush.fill(0)
-            start.record()
+        def call() -> None:
             challenge.reference.baseline(pristine, cp)
             cp.cuda.runtime.deviceSynchronize()
-            end.record()
-            end.synchronize()
-            return cp.cuda.get_elapsed_time(start, end)
 
-        return timing.measure(sample_ms, policy)
+        return timing.measure(timing.event_sampler(cp, self.flush_bytes, call), policy)

@@ -84,9 +84,7 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
         if progress:
             progress.stage(f"measuring the ladder: level {level.number} of {len(challenge.levels)} ({level.name})")
         if not level.available_on(info.major, info.minor):
-            needs = ".".join(map(str, level.requires))
-            rungs.append(Rung(level.number, level.name, "unavailable",
-                              f"needs compute capability {needs}; this GPU has {info.compute_capability}"))
+            rungs.append(Rung(level.number, level.name, "unavailable", level.unavailable_reason(info.compute_capability)))
             continue
         options = pipeline.Options(Mode.SUBMIT, seed, cache_dir, timing_budget_s, time_baseline=not baseline_ms)
         report = pipeline.grade(level.path, str(level.path), challenge, backend, options)

@@ -149,8 +149,7 @@ def render_ladder_definition(challenge, console: Console) -> None:
     for column in ("level", "name", "needs", "what it adds"):
         table.add_column(column)
     for level in challenge.levels:
-        needs = "sm_" + "".join(map(str, level.requires)) if level.requires else ""
-        table.add_row(str(level.number), level.name, needs, level.technique)
+        table.add_row(str(level.number), level.name, level.needs, level.technique)
     console.print(table)
 
 

@@ -117,9 +117,26 @@ class Level:
     technique: str
     requires: tuple[int, int] | None = None
     """Minimum compute capability, e.g. (8, 0) for cp.async and TF32 tensor cores."""
+    arch_specific: bool = False
+    """Written `"9.0a"`: uses features of exactly that architecture (sm_90a's wgmma), which newer GPUs lack."""
 
     def available_on(self, major: int, minor: int) -> bool:
-        return self.requires is None or (major, minor) >= self.requires
+        if self.requires is None:
+            return True
+        return (major, minor) == self.requires if self.arch_specific else (major, minor) >= self.requires
+
+    @property
+    def needs(self) -> str:
+        """What the level needs, as nvcc names it: "sm_80", "sm_90a", or "" for any GPU."""
+        if self.requires is None:
+            return ""
+        return "sm_" + "".join(map(str, self.requires)) + ("a" if self.arch_specific else "")
+
+    def unavailable_reason(self, compute_capability: str) -> str:
+        wanted = ".".join(map(str, self.requires or ()))
+        if self.arch_specific:
+            return f"needs a GPU of compute capability {wanted} exactly ({self.needs}); this GPU has {compute_capability}"
+        return f"needs compute capability {wanted}; this GPU has {compute_capability}"
 
 
 @dataclass(frozen=True)
@@ -326,11 +343,16 @@ def _levels(path: Path, root: Path, raw: list) -> tuple[Level, ...]:
         if not (root / file).is_file():
             raise SpecError(path, fields.key("file"), f"{root / file} does not exist")
         requires = fields.get("requires", str, None)
+        specific = bool(requires) and requires.endswith("a")
         try:
-            cc = tuple(int(v) for v in requires.split(".")) if requires else None
+            cc = tuple(int(v) for v in requires.removesuffix("a").split(".")) if requires else None
+            if cc is not None and len(cc) != 2:
+                raise ValueError
         except ValueError:
-            raise SpecError(path, fields.key("requires"), f"expected a compute capability like \"8.0\", got {requires!r}")
-        levels.append(Level(number, fields.get("name", str), root / file, " ".join(fields.get("technique", str).split()), cc))
+            raise SpecError(path, fields.key("requires"),
+                            f"expected a compute capability like \"8.0\" (or \"9.0a\" for one architecture's own features), got {requires!r}")
+        levels.append(Level(number, fields.get("name", str), root / file, " ".join(fields.get("technique", str).split()),
+                            cc, specific))
         fields.finish()
     return tuple(levels)
 

@@ -72,6 +72,24 @@ def measure(sample_ms: Callable[[], float], policy: TimingPolicy,
     return samples
 
 
+def event_sampler(cp, flush_bytes: int, work: Callable[[], object]) -> Callable[[], float]:
+    """One timed sample per call, for `measure`: the L2 cache flushed by writing `flush_bytes`, then
+    `work` (which must wait for the device itself, so that the end event follows all its kernels)
+    between two CUDA events. Milliseconds, as the events measure them."""
+    flush = cp.empty(flush_bytes, dtype=cp.uint8)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+
+    def sample_ms() -> float:
+        flush.fill(0)
+        start.record()
+        work()
+        end.record()
+        end.synchronize()
+        return cp.cuda.get_elapsed_time(start, end)
+
+    return sample_ms
+
+
 def summarize(samples_ms: list[float] | tuple[float, ...]) -> TimingStats:
     if not samples_ms:
         raise ValueError("no timing samples")

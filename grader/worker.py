@@ -142,26 +142,19 @@ class CallFailed(Exception):
 
 
 def do_time(cmd: dict, submission: Submission, cp) -> dict:
-    from grader.timing import TimingPolicy, measure
+    from grader.timing import TimingPolicy, event_sampler, measure
 
     handles = Handles(cp.cuda.runtime)
-    flush = cp.empty(cmd["flush_bytes"], dtype=cp.uint8)
-    start, end = cp.cuda.Event(), cp.cuda.Event()
 
-    def sample_ms() -> float:
-        flush.fill(0)
-        start.record()
+    def call() -> None:
         code = submission.call(args)
-        end.record()
-        end.synchronize()
         if code:
             raise CallFailed(code)
-        return cp.cuda.get_elapsed_time(start, end)
 
     try:
         args = [convert(a, handles) for a in cmd["args"]]
         started = time.perf_counter()
-        samples = measure(sample_ms, TimingPolicy(**cmd["policy"]))
+        samples = measure(event_sampler(cp, cmd["flush_bytes"], call), TimingPolicy(**cmd["policy"]))
         return {"ok": True, "samples_ms": samples, "wall_s": time.perf_counter() - started}
     except CallFailed as failed:
         return error_reply(submission, failed.code)

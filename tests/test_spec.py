@@ -34,6 +34,18 @@ def test_functional_set_has_the_edge_shapes(matmul):
     assert all(m * n * k <= 2e7 for m, n, k in shapes), "small enough for a CPU emulator"
 
 
+def test_levels_say_what_hardware_they_need(matmul):
+    needs = {level.number: level for level in matmul.levels}
+    assert [level.number for level in matmul.levels] == [1, 2, 3, 4, 5, 6, 7]
+    assert needs[1].needs == "" and needs[1].available_on(7, 0)
+    assert needs[6].needs == "sm_80" and needs[6].available_on(9, 0) and needs[6].available_on(10, 0)
+    assert not needs[6].available_on(7, 5)
+    # wgmma is sm_90a's own: a newer GPU lacks it, so level 7 is unavailable there, not failed
+    assert needs[7].needs == "sm_90a" and needs[7].available_on(9, 0)
+    assert not needs[7].available_on(10, 0) and not needs[7].available_on(8, 9)
+    assert "9.0 exactly" in needs[7].unavailable_reason("10.0")
+
+
 def _challenge_copy(tmp_path: Path, edit) -> Path:
     root = tmp_path / "matmul"
     shutil.copytree(CHALLENGES / "matmul", root)
@@ -56,6 +68,8 @@ def _challenge_copy(tmp_path: Path, edit) -> Path:
     (lambda d: d["functional"]["cases"][1].update(L=3), "functional.cases[1].L", "unknown key"),
     (lambda d: d["randomized"]["ranges"].update(M=[5, 2]), "randomized.ranges.M", "low <= high"),
     (lambda d: d.update(slug="other"), "slug", "folder name"),
+    (lambda d: d["levels"][5].update(requires="sm80"), "levels[5].requires", "compute capability like"),
+    (lambda d: d["levels"][5].update(requires="9"), "levels[5].requires", "compute capability like"),
 ])
 def test_bad_spec_names_file_and_key(tmp_path, edit, key, problem):
     root = _challenge_copy(tmp_path, edit)

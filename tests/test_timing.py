@@ -98,3 +98,42 @@ def test_under_reported_time_disagrees_with_the_wall_clock():
     stats = timing.summarize([5.0] * 10)  # claims 5 ms; the grader waited 80 ms per call
     text = implausible_timing(stats, wall_s=12 * 0.080, warmup_calls=2, flops=2 * 4096**3, peak_gflops=66908)
     assert text and "grader's own clock" in text
+
+
+def test_event_sampler_flushes_then_times_only_the_work():
+    """The one timed-sample rule the worker, the cuBLAS baseline and the level 7 tuner share."""
+    calls = []
+
+    class Event:
+        def __init__(self, name):
+            self.name = name
+
+        def record(self):
+            calls.append(f"record {self.name}")
+
+        def synchronize(self):
+            calls.append(f"synchronize {self.name}")
+
+    class Flush:
+        def fill(self, value):
+            calls.append(f"flush {value}")
+
+    class FakeCupy:
+        uint8 = "uint8"
+
+        def empty(self, size, dtype):
+            calls.append(f"empty {size} {dtype}")
+            return Flush()
+
+        class cuda:
+            pass
+
+    cp = FakeCupy()
+    events = iter([Event("start"), Event("end")])
+    cp.cuda.Event = lambda: next(events)
+    cp.cuda.get_elapsed_time = lambda start, end: 1.25
+    sample = timing.event_sampler(cp, 1024, lambda: calls.append("work"))
+    assert calls == ["empty 1024 uint8"]
+    calls.clear()
+    assert sample() == 1.25
+    assert calls == ["flush 0", "record start", "work", "record end", "synchronize end"]
