@@ -144,6 +144,37 @@ def time_shape(work, cp, flush_bytes: int, budget_s: float) -> float:
     return statistics.median(timing.measure(sampler, timing.TimingPolicy(budget_s=budget_s)))
 
 
+def evaluate(library: Path, member: Member, budget_s: float, seed: int) -> Result:
+    """Checks and times one member, in this process (the parent runs it in a child, with a timeout)."""
+    import cupy as cp
+    import numpy as np
+
+    flush_bytes = 2 * cp.cuda.Device().attributes["L2CacheSize"]
+    tolerance = spec.load(ROOT / "challenges", "matmul").tolerance
+    rng = np.random.default_rng(seed)
+    loaded = load(library)
+    correct, worst, failure = check_member(loaded, cp, rng, tolerance)
+    medians = {}
+    if correct:
+        for shape in (s for group in CLASS_SHAPES.values() for s in group):
+            A, B = uniform(cp, rng, shape[:2]), uniform(cp, rng, shape[1:])
+            C = cp.empty((A.shape[0], B.shape[1]), dtype=cp.float32)
+            medians[shape_key(shape)] = time_shape(lambda: call(loaded, A, B, C), cp, flush_bytes, budget_s)
+    return Result(member.index, member.params, correct, worst, failure, medians)
+
+
+def evaluate_in_child(library: Path, member: Member, budget_s: float, seed: int, timeout_s: float) -> Result:
+    command = [sys.executable, __file__, "--evaluate", str(library), "--members", str(member.index),
+               "--params", member.params, "--budget", str(budget_s), "--seed", str(seed)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return Result(member.index, member.params, False, math.inf, f"no result within {timeout_s:.0f} s (a hang?)", {})
+    if done.returncode != 0:
+        return Result(member.index, member.params, False, math.inf, f"failed: {done.stderr.strip()[-800:]}", {})
+    return Result(**json.loads(done.stdout.strip().splitlines()[-1]))
+
+
 def geomean(values) -> float:
     values = list(values)
     return math.exp(sum(math.log(v) for v in values) / len(values))
@@ -181,7 +212,14 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.6, help="timing budget per member and shape, seconds")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--members", help="only these members, e.g. 0,2 (default: all)")
+    parser.add_argument("--timeout", type=float, default=90, help="seconds one member may take to check and time")
+    parser.add_argument("--evaluate", type=Path, help=argparse.SUPPRESS)  # child mode: one built member
+    parser.add_argument("--params", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.evaluate:
+        result = evaluate(args.evaluate, Member(int(args.members), args.params), args.budget, args.seed)
+        print(json.dumps(asdict(result)))
+        return 0
 
     import cupy as cp
     import numpy as np
@@ -191,7 +229,6 @@ def main() -> int:
     major, minor, gpu = props["major"], props["minor"], props["name"].decode()
     arch = major * 10 + minor
     flush_bytes = 2 * device.attributes["L2CacheSize"]
-    tolerance = spec.load(ROOT / "challenges", "matmul").tolerance
     rng = np.random.default_rng(args.seed)
     members = family(args.source)
     if args.members:
@@ -211,17 +248,12 @@ def main() -> int:
 
         results = []
         for member, library in zip(members, libraries):
-            loaded = load(library)
-            correct, worst, failure = check_member(loaded, cp, rng, tolerance)
-            medians = {}
-            if correct:
-                for key, (A, B) in inputs.items():
-                    C = cp.empty((A.shape[0], B.shape[1]), dtype=cp.float32)
-                    medians[key] = time_shape(lambda: call(loaded, A, B, C), cp, flush_bytes, args.budget)
-            results.append(Result(member.index, member.params, correct, worst, failure, medians))
-            shown = ", ".join(f"{k} {v:.3f} ms ({100 * cublas[k] / v:.0f}% cuBLAS)" for k, v in medians.items())
-            print(f"member {member.index} <{member.params}>: "
-                  + (f"correct (worst scaled error {worst:.2e}); {shown}" if correct else f"WRONG: {failure}"), flush=True)
+            r = evaluate_in_child(library, member, args.budget, args.seed + 1 + member.index, args.timeout)
+            results.append(r)
+            shown = ", ".join(f"{k} {v:.3f} ms ({100 * cublas[k] / v:.0f}% cuBLAS)" for k, v in r.median_ms.items())
+            print(f"member {r.member} <{r.params}>: "
+                  + (f"correct (worst scaled error {r.worst_scaled_error:.2e}); {shown}" if r.correct
+                     else f"WRONG: {r.failure}"), flush=True)
 
     winners = {}
     for cls, group in CLASS_SHAPES.items():
