@@ -79,20 +79,13 @@ def family(source: Path) -> list[Member]:
     return members
 
 
-# Built into each member beside `solve`: the library's own CUDA runtime reports its launch errors.
-SYNC = """
-extern "C" int tuner_sync() {
-    cudaError_t status = cudaDeviceSynchronize();
-    return status != cudaSuccess ? status : cudaGetLastError();
-}
-"""
-
-
 def build_member(source: Path, member: Member, out: Path, major: int, minor: int) -> Path:
+    """The member built as the grader builds a submission (its flags and its sync shim), alone."""
     library, unit = out / f"member{member.index}.so", out / f"member{member.index}.cu"
-    unit.write_text(f'#include "{source.resolve()}"\n{SYNC}')
-    command = ["nvcc", "-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", *build.arch_flags(major, minor),
-               f"-DLEVEL7_CONFIG={member.index}", "-o", str(library), str(unit)]
+    prototype = spec.load(ROOT / "challenges", "matmul").prototype()
+    unit.write_text(build.translation_unit(source.read_text(), str(source), prototype))
+    command = ["nvcc", *build.BASE_FLAGS, *build.arch_flags(major, minor), f"-DLEVEL7_CONFIG={member.index}",
+               "-o", str(library), str(unit)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"member {member.index} did not build:\n{done.stderr[-3000:]}")
@@ -109,8 +102,9 @@ def load(library: Path) -> Library:
     loaded = ctypes.CDLL(str(library))
     loaded.solve.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int] * 3
     loaded.solve.restype = None
-    loaded.tuner_sync.restype = ctypes.c_int
-    return Library(loaded.solve, loaded.tuner_sync)
+    sync = getattr(loaded, build.SYNC_SYMBOL)  # the launch's error, else the synchronization's
+    sync.restype = ctypes.c_int
+    return Library(loaded.solve, sync)
 
 
 def call(member: Library, A, B, C) -> None:
@@ -221,6 +215,13 @@ def main() -> int:
         print(json.dumps(asdict(result)))
         return 0
 
+    members = family(args.source)
+    if args.members:
+        wanted = {int(i) for i in args.members.split(",")}
+        members = [m for m in members if m.index in wanted]
+        if not members:
+            sys.exit(f"no family member numbered {args.members} in {args.source}")
+
     import cupy as cp
     import numpy as np
 
@@ -230,10 +231,6 @@ def main() -> int:
     arch = major * 10 + minor
     flush_bytes = 2 * device.attributes["L2CacheSize"]
     rng = np.random.default_rng(args.seed)
-    members = family(args.source)
-    if args.members:
-        wanted = {int(i) for i in args.members.split(",")}
-        members = [m for m in members if m.index in wanted]
     print(f"{gpu} (sm_{arch}, {device.attributes['MultiProcessorCount']} SMs): {len(members)} family members", flush=True)
 
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(max_workers=len(members)) as pool:
