@@ -21,7 +21,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grader import __version__, report, sandbox, spec, store
+from grader import __version__, exitcodes, report, sandbox, spec, store
 from grader.errors import GraderError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import Mode
@@ -89,8 +89,8 @@ def handle_errors(command):
         except (SystemExit, click.exceptions.Exit, click.ClickException):
             raise
         except Exception:
-            if click.get_current_context().find_root().params.get("debug"):
-                traceback.print_exc()
+            if click.get_current_context().meta.get(DEBUG_KEY):
+                terminal.err.print(traceback.format_exc(), markup=False, highlight=False, soft_wrap=True)
             terminal.err.print("[bold red]internal error[/] in the grader (not your submission). "
                                "Re-run with --debug for the traceback and please report it.")
             sys.exit(int(ExitCode.INTERNAL))
@@ -98,18 +98,43 @@ def handle_errors(command):
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+DEBUG_KEY = "grader.debug"
+
+
+def _remember_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # Context.meta is shared by the group's context and its subcommand's, so either place sets it.
+    if value:
+        ctx.meta[DEBUG_KEY] = True
+
+
+def debug_option() -> click.Option:
+    return click.Option(["--debug"], is_flag=True, expose_value=False, callback=_remember_debug,
+                        help="Show tracebacks of internal errors.")
+
+
+class GraderGroup(click.Group):
+    """Gives every subcommand `--debug`, so `grader run --debug FILE` works as well as `grader --debug run
+    FILE`: people add the flag where they are typing, at the end."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        cmd.params.append(debug_option())
+        super().add_command(cmd, name)
+
+
+@click.group(cls=GraderGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="grader")
-@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.option("--debug", is_flag=True, expose_value=False, callback=_remember_debug,
+              help="Show tracebacks of internal errors (also accepted after the command).")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context) -> None:
     """Grade CUDA challenge submissions: compile with nvcc, check against an FP64 reference,
     time against the vendor library.
 
     \b
     Exit codes: 0 accepted / done, 1 graded and not accepted, 2 bad usage,
-    3 invalid challenge definition, 4 no GPU or nvcc, 5 results database missing, locked or
-    damaged, 70 internal error, 130 interrupted.
+    3 invalid challenge definition, 4 nothing here can run it (no GPU, no nvcc, or UNSUPPORTED
+    by the emulator), 5 results database missing, locked or damaged, 70 internal error,
+    130 interrupted.
     """
     ctx.obj = ctx.obj or Terminal()
 
@@ -146,7 +171,7 @@ def make_box(terminal: Terminal, mode: str, hidden: list[Path], backend: str) ->
 
 def grading_options(command):
     options = [
-        click.argument("file", type=click.Path(dir_okay=False, path_type=Path)),
+        click.argument("file", type=click.Path(path_type=Path)),  # check_source says what is wrong with it
         click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against."),
         challenges_option,
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
@@ -176,8 +201,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
            placement: bool = False) -> None:
     from grader import pipeline
 
-    if not file.is_file():
-        raise UsageError(f"{file}: no such file", hint="pass the path of your .cu file, e.g. solutions/mine.cu")
+    check_source(file, slug)
     challenge = spec.load(challenges_dir, slug)
     with contextlib.ExitStack() as stack:
         if no_cache:
@@ -196,7 +220,37 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         click.echo(report.as_json(result))
     else:
         report.render(result, terminal.out)
-    sys.exit(int(ExitCode.OK if result.accepted else ExitCode.REJECTED))
+    sys.exit(int(exitcodes.for_verdict(result.verdict)))
+
+
+SNIFF_BYTES = 8192
+"""How much of a file is read to tell text from binary (a NUL byte there: binary, as git and grep decide)."""
+
+
+def check_source(file: Path, slug: str) -> None:
+    """Refuse, before anything is built, what cannot be a CUDA source: nvcc would fail on it with a
+    message about the wrong thing (a .py file as host code, an empty file as a missing solve)."""
+    example = "pass the path of your .cu file, e.g. solutions/mine.cu"
+    if file.is_dir():
+        raise UsageError(f"{file} is a folder, not a .cu file",
+                         hint=f"{example}; to grade every submission in a folder, use `grader grade {file}`")
+    if not file.is_file():
+        raise UsageError(f"{file}: no such file", hint=example)
+    if file.suffix != ".cu":
+        raise UsageError(f"{file} is not a CUDA source file: the grader expects a name ending in .cu",
+                         hint=f"write the solution in CUDA C++ (`grader init {slug} solutions/mine.cu` writes a "
+                              f"starter); if {file.name} is CUDA C++ already, rename it to end in .cu")
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError as error:
+        raise UsageError(f"{file} cannot be read: {error.strerror}", hint="check the file's permissions") from error
+    if not head.strip() and len(head) < SNIFF_BYTES:
+        raise UsageError(f"{file} is empty", hint=f"write your solve there; `grader init {slug} {file} --force` "
+                                                  "fills it with the starter")
+    if b"\0" in head:
+        raise UsageError(f"{file} is not a text file (it holds NUL bytes): the grader expects CUDA source",
+                         hint=f"{example}, not a compiled library or object file")
 
 
 def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
@@ -230,7 +284,8 @@ def _with_placement(result, challenge: spec.Challenge, backend, options, progres
     if measured is None:
         measured = ladder.measure(challenge, backend, options.cache_dir, options.seed, progress, options.timing_budget_s)
     submission_ms = {p.label: p.stats.median_ms for p in result.performance if p.stats}
-    return dataclasses.replace(result, placement=place.place(submission_ms, measured.measured(), challenge.levels))
+    placement = place.place(submission_ms, measured.measured(), challenge.levels, challenge.performance)
+    return dataclasses.replace(result, placement=placement)
 
 
 def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):

@@ -2,21 +2,34 @@
 
 import enum
 
+from grader.verdict import Verdict
+
 
 class ExitCode(enum.IntEnum):
     OK = 0
     """The command did what was asked; for `submit` and `run`, the submission was ACCEPTED."""
     REJECTED = 1
-    """The submission was graded and not accepted (any verdict other than ACCEPTED)."""
+    """The submission was graded and not accepted (any verdict but ACCEPTED and UNSUPPORTED)."""
     USAGE = 2
     """The command line was wrong: unknown option, missing file, unknown challenge."""
     BAD_CHALLENGE = 3
     """A challenge definition (challenge.yaml, reference.py) is invalid."""
     NO_BACKEND = 4
-    """Nothing can run the submission here: no usable GPU, or nvcc is missing."""
+    """Nothing can run the submission here: no usable GPU, nvcc is missing, or the CPU emulator cannot
+    run this file (UNSUPPORTED). Each means: grade it where there is a GPU and the CUDA toolkit."""
     DATABASE = 5
     """The results database is missing, locked or damaged."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""
     INTERNAL = 70
     """A bug in the grader itself; the message asks for a report."""
+
+
+def for_verdict(verdict: Verdict) -> ExitCode:
+    """The status of a graded run. UNSUPPORTED is not a judgement of the submission (the emulator
+    could not run it), so it shares 4 with "no GPU" rather than 1: a script retries it on a GPU."""
+    if verdict is Verdict.ACCEPTED:
+        return ExitCode.OK
+    if verdict is Verdict.UNSUPPORTED:
+        return ExitCode.NO_BACKEND
+    return ExitCode.REJECTED

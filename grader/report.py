@@ -137,7 +137,13 @@ def _verdict_panel(r: GradeReport) -> Panel:
 
 def _placement_panel(p) -> Panel:
     parts = [Text(p.headline(), style="bold")]
-    if p.next_level:
+    if len(p.shape_levels) > 1:
+        parts.append(Text(f"level per shape: {p.per_shape()}", style="dim"))
+    if p.lag is not None:
+        # the next rung's technique is the wrong advice here: the kernel shows it has it on the fast shapes
+        parts.append(Text(f"{p.lag.summary()}.", style="yellow"))
+        parts.append(Text(f"next: {p.lag.advice()}"))
+    elif p.next_level:
         parts.append(Text(f"next: level {p.next_level}, {p.next_name}. {p.next_technique}"))
     elif p.level:
         parts.append(Text("the top of the ladder: faster than every reference solution"))

@@ -137,3 +137,58 @@ def test_levels_without_a_gpu_shows_the_ladder_and_exits_4():
     assert result.exit_code == ExitCode.NO_BACKEND
     assert "shared-memory tiling" in out and "sm_80" in out
     assert "measuring the ladder needs a GPU" in err
+
+
+@pytest.mark.parametrize("where", [["show", "matmul", "--debug"], ["--debug", "show", "matmul"]],
+                         ids=["after the command", "before the command"])
+def test_debug_shows_the_traceback_wherever_it_is_given(monkeypatch, where):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(cli.spec, "load", broken)
+    result, _, err = invoke(*where)
+    assert result.exit_code == ExitCode.INTERNAL
+    assert "Traceback" in err and "ZeroDivisionError: boom" in err
+    assert "Traceback" not in invoke("show", "matmul")[2]
+
+
+def test_every_command_takes_debug():
+    for name, command in cli.cli.commands.items():
+        assert "--debug" in [opt for p in command.params for opt in getattr(p, "opts", [])], name
+
+
+def _not_a_source(tmp_path, kind: str):
+    path = {"python": tmp_path / "mine.py", "folder": tmp_path / "mine.cu", "empty": tmp_path / "empty.cu",
+            "binary": tmp_path / "lib.cu"}[kind]
+    if kind == "python":
+        path.write_text("print('hello')\n")
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "empty":
+        path.write_text("\n  \n")
+    else:
+        path.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(64))
+    return path
+
+
+@pytest.mark.parametrize("command", ["run", "submit"])
+@pytest.mark.parametrize("kind, said", [("python", "ending in .cu"), ("folder", "is a folder"), ("empty", "is empty"),
+                                        ("binary", "not a text file")])
+def test_what_is_not_a_cuda_source_is_a_usage_error_before_any_build(command, kind, said, tmp_path):
+    path = _not_a_source(tmp_path, kind)
+    cache = tmp_path / "cache"
+    result, _, err = invoke(command, str(path), "--cache-dir", str(cache), "--backend", "emulator")
+    assert result.exit_code == ExitCode.USAGE, err
+    assert str(path) in err and said in err and "hint:" in err
+    assert not cache.exists()  # refused before the sandbox, the backend or nvcc were touched
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+def test_unsupported_by_the_emulator_exits_4(tmp_path):
+    source = tmp_path / "inline_ptx.cu"
+    source.write_text(NAIVE.read_text().replace(
+        "    float acc = 0.0f;",
+        '    float acc = 0.0f;\n    unsigned lane; asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));'))
+    result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path / "c"))
+    assert result.exit_code == ExitCode.NO_BACKEND
+    assert json.loads(result.stdout)["verdict"] == "UNSUPPORTED"

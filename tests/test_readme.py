@@ -45,3 +45,15 @@ def test_documented_exit_codes_match_the_enum():
     section = README.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     documented = {int(m) for m in re.findall(r"^\| (\d+) \|", section, re.M)}
     assert documented == {int(code) for code in ExitCode}
+
+
+def test_local_links_in_the_readme_and_the_design_resolve_inside_the_repository():
+    for document in (ROOT / "README.md", ROOT / "docs" / "DESIGN.md"):
+        for target in re.findall(r"\]\(([^)#\s]+)\)", document.read_text()):
+            assert not re.match(r"\w+://", target), f"{document.name} links outside the repository: {target}"
+            resolved = (document.parent / target).resolve()
+            assert ROOT in resolved.parents and resolved.exists(), f"{document.name}: broken link {target}"
+
+
+def test_the_readme_points_at_the_design():
+    assert "](docs/DESIGN.md)" in README

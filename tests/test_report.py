@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from rich.console import Console
 
-from grader import report
+from grader import place, report, spec
 from grader.check import Comparison, Mismatch
 from grader.cuda_backend import Environment
 from grader.build import BuildResult, BuildStatus, Diagnostic
 from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.timing import summarize
 from grader.verdict import Verdict
+
+from conftest import CHALLENGES
 
 ENV = Environment("cuda", "NVIDIA H200", "9.0", "13.0", "Cuda compilation tools, release 13.0, V13.0.88", 66908.0, "14.2.0")
 BUILD = BuildResult(BuildStatus.OK, "compiled", seconds=0.9, command=("nvcc",))
@@ -86,3 +89,32 @@ def test_json_turns_infinities_into_null():
     case = CaseResult(CaseKind.FUNCTIONAL, "1×1×1", {"M": 1, "N": 1, "K": 1}, Verdict.WRONG_ANSWER, "x", (bad,))
     text = report.as_json(grade_report(Verdict.WRONG_ANSWER, [case]))
     assert "Infinity" not in text and json.loads(text)["cases"][0]["comparisons"][0]["scaled_error"] is None
+
+
+def placed_with_a_lag():
+    """A float4 kernel at level-5 speed on the aligned shapes, scalar fallback on 4095×4097×4093."""
+    matmul = spec.load(CHALLENGES, "matmul")
+    labels = [s.label() for s in matmul.performance]
+    measured = {n: dict(zip(labels, ms)) for n, ms in
+                {1: (81.6, 25.5, 23.5), 2: (47.9, 16.1, 16.1), 3: (20.1, 6.84, 6.9), 4: (12.9, 4.25, 4.27),
+                 5: (10.0, 3.38, 3.58), 6: (7.8, 2.64, 3.19)}.items()}
+    return place.place(dict(zip(labels, (10.0, 3.4, 17.0))), measured, matmul.levels, matmul.performance), matmul
+
+
+def test_a_shape_far_below_the_others_gets_the_advice_instead_of_the_next_rung():
+    placement, matmul = placed_with_a_lag()
+    text = rendered(dataclasses.replace(grade_report(performance=[perf()]), placement=placement))
+    assert "level 3 of 7" in text and "level per shape: leetgpu 5 · square 5 · irregular 1" in text
+    assert "your kernel reaches level 5 on leetgpu and square but level 1 on irregular (4095×4097×4093), where" in text
+    assert "not multiples of 4" in text and "next: likely a fallback path" in text and "aligned rows" in text
+    assert matmul.levels[3].technique[:40] not in text  # level 4's float4 advice: the kernel has it
+
+
+def test_json_carries_the_level_of_each_shape():
+    placement, _ = placed_with_a_lag()
+    data = json.loads(report.as_json(dataclasses.replace(grade_report(performance=[perf()]), placement=placement)))
+    assert data["placement"]["level"] == 3
+    assert data["placement"]["shape_levels"] == {"leetgpu 8192×6144×4096": 5, "square 4096×4096×4096": 5,
+                                                 "irregular 4095×4097×4093": 1}
+    lag = data["placement"]["lag"]
+    assert lag["case"] == "irregular 4095×4097×4093" and lag["cause"] == "unaligned" and lag["multiple"] == 4
