@@ -43,7 +43,8 @@ HELP = {
     Verdict.OUT_OF_BOUNDS: "the submission wrote outside the buffers it was given",
     Verdict.INPUT_MODIFIED: "the submission changed an input buffer, which is read-only",
     Verdict.WRONG_ANSWER: "the output differs from the FP64 reference beyond the tolerance",
-    Verdict.RACE: "the output depends on the order threads run in: a data race, usually a missing __syncthreads()",
+    Verdict.RACE: ("the output depends on the order threads run in: a data race (a missing __syncthreads(), or "
+                   "threads writing the same element)"),
     Verdict.UNSUPPORTED: "the CPU emulator cannot run this file; grade it on a GPU",
     Verdict.IMPOSSIBLE_TIMING: "the reported time cannot be true: faster than the hardware allows, or not what the grader's own clock saw",
     Verdict.SKIPPED: "not run because an earlier stage failed",

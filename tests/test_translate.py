@@ -137,7 +137,7 @@ def test_static_shared_with_align_and_template_type():
     assert rewritten("__shared__ __align__(16) float s[N];") == \
         "__shared__ __align__(16) float s[N]; EMU_TRACK_SHARED(s);"
     assert rewritten("static __shared__ Pair<int, float> p, q;") == \
-        "static __shared__ Pair<int, float> p, q; EMU_TRACK_SHARED(p); EMU_TRACK_SHARED(q);"
+        " __shared__ Pair<int, float> p, q; EMU_TRACK_SHARED(p); EMU_TRACK_SHARED(q);"  # `static` is implied
 
 
 def test_shared_in_define_or_parameter_list_is_not_tracked():
@@ -183,7 +183,7 @@ def test_volatile_shared_memory_warns_once_per_line():
 
 
 def test_plain_cpp_is_returned_unchanged():
-    src = ("#include <vector>\n// a << b >> c\nint main() {\n"
+    src = ("#include <vector>\n// a << b >> c\nint helper() {\n"
            "    std::vector<std::vector<int>> v; int x = 1 << 3 >> 1;\n    return x < 2;\n}\n")
     result = translate(src)
     assert result == Translation(src, (), ())
@@ -313,3 +313,20 @@ def test_realistic_kernels_compile_as_cpp(name, tmp_path):
          "-x", "c++", "-"],
         input=translate(KERNELS[name]).text, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+# --- a file's own test program, and `static __shared__` -----------------------------------------
+
+def test_file_scope_main_is_renamed_and_nothing_else_called_main():
+    src = ("int main(int argc, char** argv) {\n  run.main(1); ns::main(2); p->main(3);\n  return 0;\n}\n"
+           "struct S { int main(); };\n")
+    out = rewritten(src)
+    assert out.startswith("int emu_submission_main(int argc, char** argv) {")
+    assert "run.main(1); ns::main(2); p->main(3);" in out
+    assert "struct S { int main(); };" in out  # a member function is not the program's main
+
+
+def test_static_beside_shared_is_dropped_once():
+    out = rewritten("__global__ void k() {\n  static __shared__ float a[4];\n  __shared__ static int b;\n}\n")
+    assert "static" not in out.replace("__shared__", "")
+    assert out.count("__shared__") == 2 and "EMU_TRACK_SHARED(a)" in out and "EMU_TRACK_SHARED(b)" in out

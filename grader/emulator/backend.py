@@ -12,8 +12,11 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 import shutil
+import statistics
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +31,35 @@ from grader.spec import Challenge, Param
 HERE = Path(__file__).resolve().parent
 INCLUDE = HERE / "include"
 RUNTIME = HERE / "runtime.cpp"
+CALIBRATION = HERE / "calibrate.cu"
 EXECUTABLE = "worker"
 CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread")
 NVCC_CHECK_ARCH = (9, 0)
+
+LIMIT_SLACK = 10.0
+"""An emulated call may take this many times what the slow model below predicts (beyond the GPU's
+limit), so a loaded machine or a kernel slower than the model still finishes."""
+THREADS_PER_OUTPUT = 32
+"""The slow model: one warp per output element (a shuffle reduction), the costliest structure common
+in submissions, plus every floating-point operation done one at a time."""
+CALIBRATION_WARPS = 16_384
+CALIBRATION_FLOPS = 2 * 64 * 256 * 2_000
+CALIBRATION_REPEATS = 3
+FALLBACK_SPEED_NOTE = "the emulator's speed could not be measured here; assumed slow figures"
+
+
+@dataclass(frozen=True)
+class Speed:
+    """The emulator's throughput on this machine, all worker threads busy."""
+
+    thread_s: float
+    """One emulated thread doing five warp shuffles, as in a warp-per-element reduction."""
+    flop_s: float
+    """One floating-point operation of a dependent multiply-add chain."""
+    measured: bool = True
+
+
+FALLBACK_SPEED = Speed(thread_s=2e-6, flop_s=2e-8, measured=False)
 
 
 class EmulatorBackend:
@@ -47,6 +76,7 @@ class EmulatorBackend:
                                      hint="install g++ (Debian/Ubuntu: apt-get install g++)")
         self.cxx = found
         self.cxx_version = _cxx_version(found)
+        self._speed: Speed | None = None
         try:
             self.nvcc = build.toolchain(*NVCC_CHECK_ARCH, nvcc)
         except BackendUnavailable:
@@ -81,6 +111,8 @@ class EmulatorBackend:
         key = hashlib.sha256(json.dumps([unit, self.cxx_version, CXX_FLAGS, _runtime_hash()]).encode()).hexdigest()[:24]
         result = build.cached_build(cache_dir, "emu-" + key, EXECUTABLE,
                                     lambda work: self._compile(unit, work, runtime, display_path, challenge))
+        if result.status is build.BuildStatus.COMPILE_ERROR and self.nvcc is not None:
+            return _emulator_gap(result)
         if result.status is not build.BuildStatus.OK:
             return result
         return dataclasses.replace(result, notes=tuple(notes) + result.notes)
@@ -114,6 +146,64 @@ class EmulatorBackend:
         result = build.cached_build(cache_dir, key, "runtime.o", compile_in)
         return result.artifact if result.status is build.BuildStatus.OK else result
 
+    # -- limits
+    def call_limit(self, challenge: Challenge, dims: dict, cache_dir: Path | None) -> run.CallLimit:
+        """The GPU's limit plus LIMIT_SLACK times what a warp-per-element kernel of this shape costs
+        in emulation on this machine: the emulator is a thousand times slower than a GPU, so the GPU's
+        limit alone cut off correct kernels on large shapes."""
+        speed = self.speed(cache_dir, challenge.limits.compile_s)
+        outputs = sum(math.prod(p.extent(dims)) for p in challenge.outputs)
+        flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
+        model_s = outputs * THREADS_PER_OUTPUT * speed.thread_s + flops * speed.flop_s
+        seconds = challenge.limits.case_s + LIMIT_SLACK * model_s
+        measured = "measured" if speed.measured else "assumed (measurement failed)"
+        why = (f"the emulator's limit for this shape: the challenge's {challenge.limits.case_s:g} s for a GPU, plus "
+               f"{LIMIT_SLACK:g}× the {model_s:.2g} s this machine needs to emulate a kernel with one warp per output "
+               f"element ({measured} speed: {speed.thread_s * 1e9:.0f} ns a thread, {speed.flop_s * 1e9:.2g} ns a "
+               "floating-point operation)")
+        return run.CallLimit(seconds, why)
+
+    def speed(self, cache_dir: Path | None, timeout_s: float) -> Speed:
+        """Measured once per backend, with a trusted calibration program (no submission code)."""
+        if self._speed is None:
+            self._speed = self._measure_speed(cache_dir, timeout_s)
+        return self._speed
+
+    def _measure_speed(self, cache_dir: Path | None, timeout_s: float) -> Speed:
+        built = self._calibration_program(cache_dir, timeout_s)
+        if built.status is not build.BuildStatus.OK:
+            return FALLBACK_SPEED
+        executable = str(built.artifact)
+        worker = run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
+                                                       "--results-fd", str(results)], encode=encode_command)
+        with worker:
+            if worker.start().outcome is not run.Outcome.OK:
+                return FALLBACK_SPEED
+            thread_s = _median_seconds(worker, 0, CALIBRATION_WARPS, timeout_s) / (CALIBRATION_WARPS * 32)
+            flop_s = _median_seconds(worker, 1, CALIBRATION_FLOPS // 2, timeout_s) / CALIBRATION_FLOPS
+        if not (thread_s > 0 and flop_s > 0 and math.isfinite(thread_s + flop_s)):
+            return FALLBACK_SPEED
+        return Speed(thread_s, flop_s)
+
+    def _calibration_program(self, cache_dir: Path | None, timeout_s: float) -> build.BuildResult:
+        runtime = self._runtime_object(cache_dir, timeout_s)
+        if isinstance(runtime, build.BuildResult):
+            return runtime
+        unit = f'#line 1 "{CALIBRATION.name}"\n' + translate(CALIBRATION.read_text()).text
+        key = "emu-calibrate-" + hashlib.sha256(json.dumps([unit, self.cxx_version, CXX_FLAGS, _runtime_hash()])
+                                                .encode()).hexdigest()[:24]
+        command = (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-include", "cuda_emu.h", "-x", "c++", "calibrate.cpp",
+                   "-x", "none", str(runtime), "-o", EXECUTABLE, "-lrt")
+
+        def compile_in(work: Path) -> build.BuildResult:
+            (work / "calibrate.cpp").write_text(unit)
+            tool = build.run_tool(command, work, timeout_s)
+            status = build.BuildStatus.OK if tool.returncode == 0 else build.BuildStatus.COMPILE_ERROR
+            return build.BuildResult(status, tool.log, work / EXECUTABLE, log=tool.log, command=command,
+                                     seconds=tool.seconds)
+
+        return build.cached_build(cache_dir, key, EXECUTABLE, compile_in)
+
     # -- run
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
         executable = str(built.artifact)
@@ -129,6 +219,14 @@ class EmulatorBackend:
 
     def free_memory(self) -> None:
         pass
+
+
+def _emulator_gap(failed: build.BuildResult) -> build.BuildResult:
+    """nvcc compiled the file, g++ did not: the emulator lacks something the file uses (a CUDA API
+    or header it does not provide), which is not the student's error."""
+    return dataclasses.replace(failed, status=build.BuildStatus.UNSUPPORTED, message=(
+        "nvcc compiles this file, but the emulator cannot: it uses something the emulator does not provide "
+        "(a CUDA library, header or API call); grade it on a GPU. The emulator's compiler said:\n" + failed.message))
 
 
 def encode_command(command: dict) -> str:
@@ -161,6 +259,17 @@ def _argument(index: int, param: Param) -> str:
         return f"static_cast<{param.ctype.text}>(a[{index}].p)"
     field = "f" if param.ctype.dtype.kind == "f" else "i"
     return f"static_cast<{param.ctype.text}>(a[{index}].{field})"
+
+
+def _median_seconds(worker: run.Worker, mode: int, count: int, timeout_s: float) -> float:
+    """The calibration program's own clock around the call, median of a few calls."""
+    times = []
+    for _ in range(CALIBRATION_REPEATS):
+        reply = worker.call([{"int": mode}, {"int": count}], timeout_s)
+        if reply.outcome is not run.Outcome.OK:
+            return math.nan
+        times.append(float(reply.data.get("seconds", math.nan)))
+    return statistics.median(times)
 
 
 @functools.lru_cache(maxsize=1)

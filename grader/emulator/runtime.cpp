@@ -39,8 +39,10 @@ extern "C" void emu_invoke_entry(const emu::Arg* args);  // generated per challe
 extern "C" void emu_switch_context(void** save_sp, void* load_sp);
 extern "C" void emu_fiber_trampoline();
 
-// Saves the callee-saved registers and the FP control words on the current stack, stores the
-// stack pointer in *save_sp, loads load_sp, and restores the same from there.
+// Saves the callee-saved registers on the current stack, stores the stack pointer in *save_sp,
+// loads load_sp, and restores the same from there. The FP control words (MXCSR, x87) are not
+// switched: every fiber of an OS thread shares them, and device code cannot change them (CUDA
+// selects rounding per instruction, e.g. __fadd_rz). Loading them cost a third of each switch.
 asm(R"(
     .text
     .globl emu_switch_context
@@ -52,14 +54,8 @@ emu_switch_context:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $16, %rsp
-    stmxcsr (%rsp)
-    fnstcw 8(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 8(%rsp)
-    addq $16, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -138,6 +134,10 @@ struct Worker {
     std::string error;
     bool in_kernel = false;
     std::set<int> barrier_lines;  // where this worker saw barriers complete, for race reports
+    // Per warp of the running block: lanes not yet finished, and lanes parked in a warp operation.
+    // Kept up to date at every state change, so a warp operation costs O(1) until it completes.
+    unsigned live[kMaxThreads / 32] = {};
+    unsigned waiting[kMaxThreads / 32] = {};
 
     Worker() : fibers(kMaxThreads), dynamic(kMaxDynamicSmem + 256) {
         size_t slot = kStackBytes + kGuardBytes;
@@ -149,7 +149,9 @@ struct Worker {
         stacks = static_cast<char*>(region);
         for (int i = 0; i < kMaxThreads; ++i) {
             mprotect(stacks + i * slot, kGuardBytes, PROT_NONE);  // overflow faults instead of corrupting
-            fibers[i].stack_top = stacks + (i + 1) * slot;
+            // Stagger the stack tops by 64 bytes a fiber: tops a whole number of pages apart share
+            // an L1 set and alias one another (4K aliasing), which made every switch a stall.
+            fibers[i].stack_top = stacks + (i + 1) * slot - (i % 64) * 64;
         }
     }
 };
@@ -177,41 +179,78 @@ std::string where(const Fiber& f) {
 
 // ----------------------------------------------------------------------------- fibers
 
+void finish(Worker& w, Fiber& f) {
+    f.state = State::kDone;
+    w.live[f.linear / 32] &= ~(1u << (f.linear % 32));
+}
+
+void retry_warp(Worker& w, int warp);
+void yield_from(Worker& w, Fiber& f);
+
 void fiber_main(Fiber* fiber) {
     Worker& w = *tl_worker;
     w.grid->body(w.grid->context);
-    fiber->state = State::kDone;
-    emu_switch_context(&fiber->sp, w.scheduler_sp);
+    finish(w, *fiber);
+    if (w.waiting[fiber->linear / 32]) retry_warp(w, fiber->linear / 32);
+    yield_from(w, *fiber);
     __builtin_unreachable();
 }
 
 void prepare(Fiber& f) {
     auto* top = reinterpret_cast<uint64_t*>(reinterpret_cast<uintptr_t>(f.stack_top) & ~uintptr_t(15));
-    uint64_t* sp = top - 10;
-    sp[0] = 0x1F80;  // MXCSR: round to nearest, exceptions masked
-    sp[1] = 0x037F;  // x87 control word
-    sp[2] = 0;       // r15
-    sp[3] = 0;       // r14
-    sp[4] = reinterpret_cast<uint64_t>(&fiber_main);  // r13: called by the trampoline
-    sp[5] = reinterpret_cast<uint64_t>(&f);           // r12: its argument
-    sp[6] = 0;                                        // rbx
-    sp[7] = 0;                                        // rbp
-    sp[8] = reinterpret_cast<uint64_t>(&emu_fiber_trampoline);
-    sp[9] = 0;
+    uint64_t* sp = top - 8;
+    sp[0] = 0;                                        // r15
+    sp[1] = 0;                                        // r14
+    sp[2] = reinterpret_cast<uint64_t>(&fiber_main);  // r13: called by the trampoline
+    sp[3] = reinterpret_cast<uint64_t>(&f);           // r12: its argument
+    sp[4] = 0;                                        // rbx
+    sp[5] = 0;                                        // rbp
+    sp[6] = reinterpret_cast<uint64_t>(&emu_fiber_trampoline);
+    sp[7] = 0;
     f.sp = sp;
     f.state = State::kReady;
 }
 
-void run_fiber(Worker& w, Fiber& f) {
+// Runs f and whatever fibers it hands the OS thread to; returns the fiber that gave it back.
+Fiber& run_fiber(Worker& w, Fiber& f) {
     w.current = &f;
     tl_thread_idx = f.tid;
     emu_switch_context(&w.scheduler_sp, f.sp);
+    Fiber& last = *w.current;
     w.current = nullptr;
+    return last;
 }
 
-// Called inside a fiber: give the OS thread back to the scheduler until this fiber is READY again.
+// The fiber the scheduler's pass would run after f: the next READY one in this pass's order
+// (ascending, or descending in reversed order), or null at the end of the pass.
+Fiber* next_in_pass(Worker& w, const Fiber& f) {
+    if (w.grid->reverse) {
+        for (int i = f.linear - 1; i >= 0; --i)
+            if (w.fibers[i].state == State::kReady) return &w.fibers[i];
+    } else {
+        for (int i = f.linear + 1; i < w.threads; ++i)
+            if (w.fibers[i].state == State::kReady) return &w.fibers[i];
+    }
+    return nullptr;
+}
+
+// f stops running (it waits, or is done): switch straight to the fiber the scheduler would run
+// next, saving the two switches through the scheduler; at the end of a pass, to the scheduler.
+void yield_from(Worker& w, Fiber& f) {
+    Fiber* next = next_in_pass(w, f);
+    if (!next) {
+        emu_switch_context(&f.sp, w.scheduler_sp);
+        return;
+    }
+    w.current = next;
+    tl_thread_idx = next->tid;
+    emu_switch_context(&f.sp, next->sp);
+}
+
+// Called inside a fiber: give the OS thread away until this fiber is READY again and is run.
 void park(Fiber& f) {
-    emu_switch_context(&f.sp, tl_worker->scheduler_sp);
+    yield_from(*tl_worker, f);
+    tl_worker->current = &f;
     tl_thread_idx = f.tid;
 }
 
@@ -219,7 +258,7 @@ void park(Fiber& f) {
     Worker& w = *tl_worker;
     if (w.error.empty()) w.error = message;
     Fiber& f = *w.current;
-    f.state = State::kDone;
+    finish(w, f);
     emu_switch_context(&f.sp, w.scheduler_sp);
     __builtin_unreachable();
 }
@@ -285,14 +324,11 @@ std::string split_barrier(const Worker& w) {
 
 // ----------------------------------------------------------------------------- warp operations
 
-unsigned lanes_present(const Worker& w, int warp) {
+unsigned lanes_present(const Worker& w, int warp) { return w.live[warp]; }
+
+unsigned lanes_in_block(const Worker& w, int warp) {
     int count = w.threads - warp * 32;
-    unsigned present = count >= 32 ? 0xffffffffu : ((1u << count) - 1u);
-    unsigned live = 0;
-    for (int lane = 0; lane < 32; ++lane) {
-        if ((present >> lane & 1u) && w.fibers[warp * 32 + lane].state != State::kDone) live |= 1u << lane;
-    }
-    return live;
+    return count >= 32 ? 0xffffffffu : ((1u << count) - 1u);
 }
 
 int source_lane(const Fiber& f, int lane) {
@@ -315,8 +351,11 @@ void complete_warp_op(Worker& w, int warp, unsigned participants) {
     unsigned long long ballot = 0, sum = 0;
     unsigned long long umin = ~0ull, umax = 0;
     long long smin = INT32_MAX, smax = INT32_MIN;
-    for (int lane = 0; lane < 32; ++lane) {
-        if (!(participants >> lane & 1u)) continue;
+    bool shuffles_only = true;  // the common case: no vote or reduction to compute
+    for (unsigned rest = participants; rest && shuffles_only; rest &= rest - 1)
+        shuffles_only = lanes[__builtin_ctz(rest)].op <= kShflXor;
+    for (unsigned rest = shuffles_only ? 0u : participants; rest; rest &= rest - 1) {
+        int lane = __builtin_ctz(rest);
         unsigned long long v = lanes[lane].value;
         if (v) ballot |= 1ull << lane;
         sum += v;
@@ -325,8 +364,8 @@ void complete_warp_op(Worker& w, int warp, unsigned participants) {
         smin = std::min<long long>(smin, static_cast<int>(static_cast<unsigned>(v)));
         smax = std::max<long long>(smax, static_cast<int>(static_cast<unsigned>(v)));
     }
-    for (int lane = 0; lane < 32; ++lane) {
-        if (!(participants >> lane & 1u)) continue;
+    for (unsigned rest = participants; rest; rest &= rest - 1) {
+        int lane = __builtin_ctz(rest);
         Fiber& f = lanes[lane];
         switch (f.op) {
             case kShflIdx:
@@ -349,6 +388,24 @@ void complete_warp_op(Worker& w, int warp, unsigned participants) {
         }
         f.state = State::kReady;
     }
+    w.waiting[warp] &= ~participants;
+}
+
+// A lane finished while others of its warp wait in a warp operation: the finished lane no longer
+// takes part (CUDA names only non-exited lanes), so an operation may now be complete.
+void retry_warp(Worker& w, int warp) {
+    for (bool progress = true; progress && w.waiting[warp];) {
+        progress = false;
+        for (unsigned pending = w.waiting[warp]; pending; pending &= pending - 1) {
+            int lane = __builtin_ctz(pending);
+            unsigned participants = w.fibers[warp * 32 + lane].mask & w.live[warp];
+            if ((w.waiting[warp] & participants) == participants) {
+                complete_warp_op(w, warp, participants);
+                progress = true;
+                break;
+            }
+        }
+    }
 }
 
 // ----------------------------------------------------------------------------- blocks and grids
@@ -363,6 +420,22 @@ void poison_shared(Worker& w, size_t dynamic_bytes) {
     std::memset(w.dynamic.data(), kPoison, dynamic_bytes);
 }
 
+bool poisoned(const void* data, size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < bytes; ++i)
+        if (p[i] != kPoison) return false;
+    return true;
+}
+
+// Did the block just run write shared memory? (Every shared byte is poisoned when a block starts.)
+// A result that depends on thread order in a kernel that never writes shared memory cannot be a
+// missing barrier: it is threads writing the same global element.
+bool wrote_shared(const Worker& w, size_t dynamic_bytes) {
+    for (const auto& region : w.tracked)
+        if (!poisoned(region.first, region.second)) return true;
+    return !poisoned(dynamic_shared(), dynamic_bytes);
+}
+
 // Runs one block to completion; returns false with w.error set when it cannot complete.
 bool run_block(Worker& w, const Grid& g, uint3 block) {
     tl_block_idx = block;
@@ -375,15 +448,19 @@ bool run_block(Worker& w, const Grid& g, uint3 block) {
         f.line = 0;
         prepare(f);
     }
+    for (int warp = 0; warp * 32 < w.threads; ++warp) {
+        w.live[warp] = lanes_in_block(w, warp);
+        w.waiting[warp] = 0;
+    }
     for (;;) {
         bool ran = false;
         for (int k = 0; k < w.threads; ++k) {
             Fiber& f = w.fibers[g.reverse ? w.threads - 1 - k : k];
             if (f.state != State::kReady) continue;
-            run_fiber(w, f);
+            Fiber& last = run_fiber(w, f);
             ran = true;
             if (!w.error.empty()) {
-                w.error = format("%s, %s: %s", block_name(block).c_str(), where(f).c_str(), w.error.c_str());
+                w.error = format("%s, %s: %s", block_name(block).c_str(), where(last).c_str(), w.error.c_str());
                 return false;
             }
         }
@@ -512,6 +589,7 @@ struct LaunchRecord {
     std::string name;
     int line;
     std::set<int> barriers;
+    bool wrote_shared = false;
 };
 std::mutex g_log_mutex;
 std::vector<LaunchRecord> g_launch_log;  // kernels launched during the current call of the entry point
@@ -595,12 +673,11 @@ unsigned long long warp_exchange(unsigned mask, WarpOp op, unsigned long long va
     f.width = width;
     f.file = file;
     f.line = line;
-    unsigned participants = mask & lanes_present(w, warp);
-    for (int l = 0; l < 32; ++l) {
-        if ((participants >> l & 1u) && w.fibers[warp * 32 + l].state != State::kWarp) {
-            park(f);  // the last lane to arrive completes the operation and wakes us
-            return f.result;
-        }
+    w.waiting[warp] |= 1u << lane;
+    unsigned participants = mask & w.live[warp];
+    if ((w.waiting[warp] & participants) != participants) {
+        park(f);  // the last lane to arrive completes the operation and wakes us
+        return f.result;
     }
     complete_warp_op(w, warp, participants);
     return f.result;
@@ -645,16 +722,19 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
         w.barrier_lines.clear();
         tl_block_dim = block;
         tl_grid_dim = grid;
+        bool shared = false;
         for (long long k; !failed && (k = next.fetch_add(1)) < blocks;) {
             w.error.clear();
             if (!run_block(w, g, unflatten(g.reverse ? blocks - 1 - k : k, grid))) {
                 std::lock_guard<std::mutex> lock(message_mutex);
                 if (!failed.exchange(true)) message = w.error;
             }
+            shared = shared || wrote_shared(w, g.dynamic_smem);
         }
         w.in_kernel = false;
         std::lock_guard<std::mutex> lock(g_log_mutex);
         record.barriers.insert(w.barrier_lines.begin(), w.barrier_lines.end());
+        record.wrote_shared = record.wrote_shared || shared;
     };
     int helpers = static_cast<int>(std::min<long long>(worker_count(), blocks)) - 1;
     pool().run(helpers, job);
@@ -729,6 +809,30 @@ cudaError_t cudaFree(void* pointer) {
     return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* pointer) { return cudaFree(pointer); }
+cudaError_t cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t) { return cudaMalloc(pointer, bytes); }
+cudaError_t cudaFreeAsync(void* pointer, cudaStream_t) { return cudaFree(pointer); }
+cudaError_t cudaMallocPitch(void** pointer, size_t* pitch, size_t width_bytes, size_t height) {
+    if (!pitch) return cudaErrorInvalidValue;
+    *pitch = (width_bytes + 511) / 512 * 512;  // a GPU pads rows to its texture pitch alignment
+    return cudaMalloc(pointer, *pitch * height);
+}
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width_bytes, size_t height,
+                         cudaMemcpyKind kind) {
+    if (width_bytes > dpitch || width_bytes > spitch) return cudaErrorInvalidValue;
+    for (size_t row = 0; row < height; ++row) {
+        cudaError_t status = cudaMemcpy(static_cast<char*>(dst) + row * dpitch,
+                                        static_cast<const char*>(src) + row * spitch, width_bytes, kind);
+        if (status != cudaSuccess) return status;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    if (!free_bytes || !total_bytes) return cudaErrorInvalidValue;
+    std::lock_guard<std::mutex> lock(g_alloc_mutex);
+    *total_bytes = kDeviceMemory;
+    *free_bytes = kDeviceMemory - g_allocated;
+    return cudaSuccess;
+}
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
     if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
@@ -870,6 +974,9 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
 cudaError_t cudaStreamDestroy(cudaStream_t stream) { return delete stream, cudaSuccess; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return emu::g_sticky_error; }
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }  // launches finish before they return
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned) {
+    return event ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return *event = new CUevent_st(), cudaSuccess; }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned) { return cudaEventCreate(event); }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
@@ -921,13 +1028,24 @@ void reply(const std::string& line) {
     write_all(g_results_fd, text.data(), text.size());
 }
 
-void on_fatal_signal(int signal) {
+// A fault with no address (si_code SI_KERNEL) is a general-protection fault, not a page fault: on
+// x86-64, a wild pointer beyond the address space, or an aligned vector access on a misaligned address.
+std::string memory_fault(bool kernel, const siginfo_t* info) {
+    if (info && info->si_code == SI_KERNEL)
+        return "illegal memory access (a wild pointer far outside every allocation, or a 16-byte vector access "
+               "such as a float4 load or store at an address that is not a multiple of 16, which a GPU reports as "
+               "cudaErrorMisalignedAddress)";
+    return kernel ? "illegal memory access (the emulated kernel touched memory outside every allocation)"
+                  : "segmentation fault";
+}
+
+void on_fatal_signal(int signal, siginfo_t* info, void*) {
     const char* name = signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : signal == SIGFPE ? "SIGFPE"
                      : signal == SIGILL ? "SIGILL" : "SIGABRT";
     std::string where = emu::crash_context();
     bool kernel = where.rfind("in kernel", 0) == 0;
     std::string what = signal == SIGSEGV || signal == SIGBUS
-        ? (kernel ? "illegal memory access (the emulated kernel touched memory outside every allocation)" : "segmentation fault")
+        ? memory_fault(kernel, info)
         : signal == SIGFPE ? "arithmetic exception (integer division by zero?)"
         : signal == SIGABRT ? "abort (a failed assert?)" : "illegal instruction (__trap()?)";
     reply("{\"ok\": false, \"crash\": " + json_string(emu::format("%s (%s) %s", what.c_str(), name, where.c_str())) + "}");
@@ -941,8 +1059,8 @@ void install_crash_handlers() {
     stack.ss_size = alternate.size();
     sigaltstack(&stack, nullptr);
     struct sigaction action {};
-    action.sa_handler = on_fatal_signal;
-    action.sa_flags = SA_ONSTACK;
+    action.sa_sigaction = on_fatal_signal;
+    action.sa_flags = SA_ONSTACK | SA_SIGINFO;
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &action, nullptr);
 }
 
@@ -966,7 +1084,9 @@ std::string launch_log_json() {
     std::string out = "[";
     for (const auto& record : emu::g_launch_log) {
         if (out.size() > 1) out += ", ";
-        out += "{\"name\": " + json_string(record.name) + emu::format(", \"line\": %d, \"barriers\": [", record.line);
+        out += "{\"name\": " + json_string(record.name) +
+               emu::format(", \"line\": %d, \"shared\": %s, \"barriers\": [", record.line,
+                           record.wrote_shared ? "true" : "false");
         bool first = true;
         for (int line : record.barriers) {
             out += emu::format(first ? "%d" : ", %d", line);

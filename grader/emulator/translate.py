@@ -1,14 +1,17 @@
 """Source rewrites that let a CUDA file compile as plain C++ for the CPU emulator.
 
 The emulator compiles a submission with g++ and a compatibility header whose macros turn
-`__global__`, `__shared__`, `threadIdx`, ... into ordinary C++. Three things are out of a macro's
-reach, so they are rewritten here:
+`__global__`, `__shared__`, `threadIdx`, ... into ordinary C++. What is out of a macro's reach is
+rewritten here:
 - `kernel<<<cfg>>>(args)` is not C++ at all; it becomes
   `::emu::launch(kernel, "kernel", LINE, cfg)(args)`.
 - `extern __shared__ T name[];` must point at the running block's dynamic buffer, not declare an
   array, so it becomes a pointer initialised from `::emu::dynamic_shared()`.
 - the emulator must know every static `__shared__` array by name (a macro sees only the keyword),
-  so each such declaration is followed by `EMU_TRACK_SHARED(name);`.
+  so each such declaration is followed by `EMU_TRACK_SHARED(name);` (and a `static` beside
+  `__shared__`, valid CUDA, is dropped: the macro already says it).
+- a file-scope `main(...)`, the file's own test program, is renamed: the worker has the program's
+  `main`, and the grader calls only the entry point, as the GPU build does.
 The scan works on tokens, so comments and literals are never touched, and every rewrite keeps the
 user's code on its original line (moved line breaks go to the end of the rewrite), so g++
 diagnostics point at the user's own file and line. It also reports what the emulator cannot run
@@ -31,6 +34,7 @@ LAUNCH_SYNTAX_MESSAGE = ("kernel launch the emulator cannot parse: write it as "
                          "kernel<<<config>>>(args) with a plain or templated kernel name")
 EXTERN_SHARED_MESSAGE = ("extern __shared__ declaration the emulator cannot rewrite: write it as "
                          "`extern __shared__ T name[];`")
+MAIN_RENAMED = "emu_submission_main"
 VOLATILE_MESSAGE = ("legacy warp-synchronous code (volatile shared memory without __syncwarp) may "
                     "fail in emulation though it often passes on a GPU: add __syncwarp() between "
                     "the steps")
@@ -349,7 +353,24 @@ def _shared(src: str, toks: list[_Tok],
             track = "".join(f" EMU_TRACK_SHARED({n});" for n in declared)
             if track:
                 edits.append((toks[end].end, toks[end].end, track))
+            edits += _redundant_static(toks, s)
     return edits, names, findings
+
+
+def _redundant_static(toks: list[_Tok], s: int) -> list[_Edit]:
+    """`static __shared__` (or `__shared__ static`) is valid CUDA, but `__shared__` already expands
+    to `static thread_local` here, and a second `static` is an error: drop it."""
+    return [(toks[k].start, toks[k].end, "") for k in (s - 1, s + 1)
+            if 0 <= k < len(toks) and toks[k].text == "static" and not toks[k].pp]
+
+
+def _main_function(toks: list[_Tok], opener: list[str]) -> list[_Edit]:
+    """A file-scope `main(` (a LeetGPU file's own test program) renamed: the emulator's worker has
+    the program's main, and the grader calls only the entry point, as a GPU build does."""
+    return [(t.start, t.end, MAIN_RENAMED) for k, t in enumerate(toks)
+            if t.text == "main" and t.kind == "id" and not t.pp and opener[k] == ""
+            and k + 1 < len(toks) and toks[k + 1].text == "("
+            and (k == 0 or toks[k - 1].text not in (".", "->", "::"))]
 
 
 def _unsupported_calls(toks: list[_Tok]) -> set[Finding]:
@@ -399,6 +420,7 @@ def translate(source: str) -> Translation:
     unsupported = launch_findings | shared_findings | _unsupported_calls(toks)
     warnings = _volatile_warnings(toks, shared_names)
     order = lambda f: (f.line, f.message)  # noqa: E731
-    return Translation(text=_apply(source, launch_edits + shared_edits),
+    main_edits = _main_function(toks, opener)
+    return Translation(text=_apply(source, launch_edits + shared_edits + main_edits),
                        unsupported=tuple(sorted(unsupported, key=order)),
                        warnings=tuple(sorted(warnings, key=order)))

@@ -1,4 +1,5 @@
 // expect: TIMEOUT
+// expect-message: endless loop
 // The kernel spins on a volatile device flag that nothing ever sets, so it never finishes.
 // The volatile read keeps the compiler from deleting the loop; the grader must time it out.
 #include <cuda_runtime.h>

@@ -220,7 +220,9 @@ Launch<P...> launch(void (*kernel)(P...), const char* name, int line, dim3 grid,
 
 // ----------------------------------------------------------------------------- device vocabulary
 
-#define __shared__ static thread_local
+// CUDA starts every shared variable at least 16 bytes aligned, and kernels rely on it when they
+// read `__shared__ float` arrays as float4; x86 vector loads fault on less.
+#define __shared__ static thread_local __attribute__((aligned(16)))
 #define EMU_TRACK_SHARED(name) static thread_local ::emu::SharedTracker emu_shared_tracker_##name((void*)&(name), sizeof(name))
 
 #define threadIdx (static_cast<const uint3&>(::emu::tl_thread_idx))
@@ -293,6 +295,15 @@ cudaError_t cudaMallocHost(T** pointer, size_t bytes) { return cudaMallocHost(re
 cudaError_t cudaHostAlloc(void** pointer, size_t bytes, unsigned flags);
 cudaError_t cudaFree(void* pointer);
 cudaError_t cudaFreeHost(void* pointer);
+cudaError_t cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t stream);
+template <class T>
+cudaError_t cudaMallocAsync(T** pointer, size_t bytes, cudaStream_t stream) { return cudaMallocAsync(reinterpret_cast<void**>(pointer), bytes, stream); }
+cudaError_t cudaFreeAsync(void* pointer, cudaStream_t stream);
+cudaError_t cudaMallocPitch(void** pointer, size_t* pitch, size_t width_bytes, size_t height);
+template <class T>
+cudaError_t cudaMallocPitch(T** pointer, size_t* pitch, size_t width_bytes, size_t height) { return cudaMallocPitch(reinterpret_cast<void**>(pointer), pitch, width_bytes, height); }
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width_bytes, size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* dst, int value, size_t bytes);
@@ -336,6 +347,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
