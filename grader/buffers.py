@@ -1,23 +1,37 @@
 """Buffers the submission writes into, with guard regions that catch stray writes.
 
 The submission sees only the middle of each allocation: [guard | data | guard]. Guards hold a NaN
-pattern, so an out-of-bounds *read* that feeds a result poisons it, and an out-of-bounds *write*
-changes the pattern. Outputs start as NaN, so an element never written fails the check.
+word of the buffer's own, drawn at random for every buffer of every case: an out-of-bounds *read*
+that feeds a result poisons it, an out-of-bounds *write* changes the pattern, and a value copied
+from one buffer's guard into another's (or carried there by arithmetic, which keeps a NaN's
+payload) is not that buffer's word. (In a float64 buffer two such words read as about 2e307, not a
+NaN: a sum that takes one in is still far off.) Outputs start as all-ones bytes (NaN), so an element
+never written fails the check.
 
 Two kinds share that logic: `DeviceBuffer` (its own cudaMalloc, shared with the worker process by
 a CUDA IPC handle) and `SharedHostBuffer` (POSIX shared memory, for the CPU emulator's worker).
+The grader reads and writes them only by plain copies and byte fills, so that on the GPU nothing
+makes CuPy compile a kernel; every check runs on host copies.
 """
 
 from __future__ import annotations
 
+import ctypes
+import secrets
 from dataclasses import dataclass
 from multiprocessing import shared_memory
+from typing import Iterable
 
 import numpy as np
 
 GUARD_BYTES = 256 * 1024
-GUARD_WORD = 0x7FC0FFEE  # a quiet NaN with a payload no arithmetic produces
+QUIET_NAN = 0x7FC00000
+"""Exponent all ones and the quiet bit set: with any payload below, a float32 quiet NaN."""
+PAYLOAD_MASK = 0x003FFFFF
 OUTPUT_FILL_BYTE = 0xFF  # 0xFFFFFFFF is a NaN as float32, 0xFF..FF one as float64
+ARITHMETIC_NANS = frozenset({QUIET_NAN, 0x7FFFFFFF, 0xFFC00000, 0xFFFFFFFF})
+"""NaNs that arithmetic or the grader itself produce (x86's default NaN 0xFFC00000, CUDA's 0x7FFFFFFF,
+the canonical quiet NaN, the output fill): a stray write of one of them must never look like a guard."""
 
 
 @dataclass(frozen=True)
@@ -43,47 +57,135 @@ def padded_bytes(shape: tuple[int, ...], dtype: np.dtype) -> tuple[int, int]:
     return nbytes, 2 * GUARD_BYTES + -(-nbytes // 4) * 4
 
 
-class GuardedBuffer:
-    """The guard logic over a flat uint32 view `words` of the allocation (any array module `xp`)."""
+def draw_guard_word(avoid: Iterable[int] = ()) -> int:
+    """A float32 quiet NaN with a secret random payload: never one arithmetic makes, nor one in `avoid`."""
+    taken = ARITHMETIC_NANS | set(avoid)
+    while True:
+        word = QUIET_NAN | secrets.randbits(22)
+        if word not in taken:
+            return word
 
-    def __init__(self, xp, name: str, shape: tuple[int, ...], dtype, words, data):
-        self.xp, self.name, self.shape, self.dtype = xp, name, shape, np.dtype(dtype)
-        self.nbytes, _ = padded_bytes(shape, dtype)
-        self._words, self.data = words, data
-        self._words.fill(GUARD_WORD)
+
+def make_guards_distinct(buffers: Iterable["GuardedBuffer"]) -> None:
+    """Give a buffer whose guard word an earlier one already has a fresh word, so that no buffer of a
+    case can take a value from another's guard into its own unnoticed."""
+    seen: set[int] = set()
+    for buffer in buffers:
+        if buffer.guard_word in seen:
+            buffer.arm_guards(draw_guard_word(avoid=seen))
+        seen.add(buffer.guard_word)
+
+
+class GuardedBuffer:
+    """The guard logic over one allocation; a subclass says how bytes move between it and the host
+    (`_write`, `_read`, `_fill`, each at a byte offset into the allocation)."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None):
+        self.name, self.shape, self.dtype = name, tuple(shape), np.dtype(dtype)
+        self.nbytes, self.total_bytes = padded_bytes(self.shape, self.dtype)
+        self.guard_word = 0
+        self.arm_guards(guard_word if guard_word is not None else draw_guard_word())
+
+    @property
+    def _after_offset(self) -> int:
+        return self.total_bytes - GUARD_BYTES
+
+    def arm_guards(self, word: int) -> None:
+        """Fill both guards with `word` (a float32 quiet NaN other than those arithmetic makes)."""
+        if word & ~PAYLOAD_MASK != QUIET_NAN or word in ARITHMETIC_NANS:
+            raise ValueError(f"guard word {word:#010x} is not a quiet NaN with a payload of its own")
+        pattern = np.full(GUARD_BYTES // 4, word, np.uint32)
+        self._write(0, pattern)
+        self._write(self._after_offset, pattern)
+        self.guard_word = word
+
+    def upload(self, host: np.ndarray) -> None:
+        """Copy a host array (this buffer's shape) into the data region."""
+        array = np.ascontiguousarray(host, dtype=self.dtype)
+        if array.shape != self.shape:
+            raise ValueError(f"{self.name}: shape {array.shape} does not fit a buffer of shape {self.shape}")
+        self._write(GUARD_BYTES, array)
+
+    def to_host(self) -> np.ndarray:
+        """The data region as a host array (for a host buffer, a view: read it, do not write it)."""
+        return self._read(GUARD_BYTES, self.nbytes).view(self.dtype).reshape(self.shape)
 
     def fill_output(self) -> None:
         """All bytes 0xFF: NaN for floats, -1 for integers."""
-        self.data.view(self.xp.uint8).fill(OUTPUT_FILL_BYTE)
+        self._fill(GUARD_BYTES, self.nbytes, OUTPUT_FILL_BYTE)
 
     def damage(self) -> GuardDamage | None:
-        xp, words = self.xp, self._words
         guard_words = GUARD_BYTES // 4
-        before = xp.flatnonzero(words[:guard_words] != GUARD_WORD)
-        after = xp.flatnonzero(words[-guard_words:] != GUARD_WORD)
+        before = np.flatnonzero(self._read(0, GUARD_BYTES).view(np.uint32) != self.guard_word)
+        after = np.flatnonzero(self._read(self._after_offset, GUARD_BYTES).view(np.uint32) != self.guard_word)
         if before.size == 0 and after.size == 0:
             return None
-        tail_pad = (len(words) - 2 * guard_words) * 4 - self.nbytes  # bytes between data end and guard
+        tail_pad = self._after_offset - GUARD_BYTES - self.nbytes  # bytes between data end and guard
         reach_before = (guard_words - int(before.min())) * 4 if before.size else 0
         reach_after = (int(after.max()) + 1) * 4 + tail_pad if after.size else 0
         return GuardDamage(self.name, reach_before, reach_after)
 
     def free(self) -> None:
-        self.data = self._words = None
+        self.data = None
+
+    def _write(self, offset: int, host: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _read(self, offset: int, nbytes: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _fill(self, offset: int, nbytes: int, byte: int) -> None:
+        raise NotImplementedError
+
+
+def _host_pointer(array: np.ndarray) -> ctypes.c_void_p:
+    """What CuPy's copy_from_host/copy_to_host take in every version (newer ones also take an int)."""
+    return ctypes.c_void_p(array.ctypes.data)
+
+
+PINNED_MIN_BYTES = 4 << 20
+"""Below this, a copy's page faults cost less than pinning memory of a new size."""
+
+
+def host_empty(cp, nbytes: int) -> np.ndarray:
+    """Host bytes for a copy from the GPU. Large ones are page-locked, from CuPy's pinned-memory pool
+    (returned to it when the array goes): the GPU copies into them at full speed, where a fresh
+    pageable array took a page fault per 4 KB during the copy (3.5 GB/s measured on an H200 host)."""
+    if nbytes < PINNED_MIN_BYTES:
+        return np.empty(nbytes, np.uint8)
+    return np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), np.uint8, nbytes)
 
 
 class DeviceBuffer(GuardedBuffer):
-    def __init__(self, cp, name: str, shape: tuple[int, ...], dtype):
+    """A cudaMalloc of its own (never a pool block shared with anything else), reached by plain
+    copies (cudaMemcpy) and byte fills (cudaMemset) on the default stream."""
+
+    def __init__(self, cp, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None):
         _, total = padded_bytes(shape, dtype)
         self.cp = cp
         self.memory = cp.cuda.Memory(total)
-        words = cp.ndarray((total // 4,), cp.uint32, cp.cuda.MemoryPointer(self.memory, 0))
-        data = cp.ndarray(shape, dtype, cp.cuda.MemoryPointer(self.memory, GUARD_BYTES))
-        super().__init__(cp, name, shape, dtype, words, data)
+        super().__init__(name, shape, dtype, guard_word)
+        self.data = cp.ndarray(self.shape, self.dtype, cp.cuda.MemoryPointer(self.memory, GUARD_BYTES))
 
     def worker_arg(self) -> dict:
         handle = bytes(self.cp.cuda.runtime.ipcGetMemHandle(self.memory.ptr)).hex()
         return {"ipc": handle, "offset": GUARD_BYTES}
+
+    def _pointer(self, offset: int):
+        return self.cp.cuda.MemoryPointer(self.memory, offset)
+
+    def _write(self, offset: int, host: np.ndarray) -> None:
+        self._pointer(offset).copy_from_host(_host_pointer(host), host.nbytes)
+
+    def _read(self, offset: int, nbytes: int) -> np.ndarray:
+        out = host_empty(self.cp, nbytes)
+        if nbytes:
+            self._pointer(offset).copy_to_host(_host_pointer(out), nbytes)
+        return out
+
+    def _fill(self, offset: int, nbytes: int, byte: int) -> None:
+        if nbytes:
+            self._pointer(offset).memset(byte, nbytes)
 
     def free(self) -> None:
         super().free()
@@ -91,18 +193,28 @@ class DeviceBuffer(GuardedBuffer):
 
 
 class SharedHostBuffer(GuardedBuffer):
-    def __init__(self, name: str, shape: tuple[int, ...], dtype):
+    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None):
         _, total = padded_bytes(shape, dtype)
         self.shm = shared_memory.SharedMemory(create=True, size=total)
-        words = np.ndarray((total // 4,), np.uint32, buffer=self.shm.buf)
-        data = np.ndarray(shape, dtype, buffer=self.shm.buf, offset=GUARD_BYTES)
-        super().__init__(np, name, shape, dtype, words, data)
+        self._bytes = np.ndarray((total,), np.uint8, buffer=self.shm.buf)
+        super().__init__(name, shape, dtype, guard_word)
+        self.data = self.to_host()
 
     def worker_arg(self) -> dict:
         return {"shm": "/" + self.shm.name.lstrip("/"), "offset": GUARD_BYTES}
 
+    def _write(self, offset: int, host: np.ndarray) -> None:
+        self._bytes[offset:offset + host.nbytes] = host.reshape(-1).view(np.uint8)
+
+    def _read(self, offset: int, nbytes: int) -> np.ndarray:
+        return self._bytes[offset:offset + nbytes]
+
+    def _fill(self, offset: int, nbytes: int, byte: int) -> None:
+        self._bytes[offset:offset + nbytes] = byte
+
     def free(self) -> None:
         super().free()
+        self._bytes = None
         if self.shm is not None:
             self.shm.close()
             self.shm.unlink()

@@ -1,6 +1,9 @@
 """Cases: the trusted half of one call of `solve` — inputs, expected answer, and the inspection
 of what the submission left behind (guards, inputs, outputs).
 
+Everything the grader keeps of a case lives on the host (numpy); the backend's buffers are filled and
+read back by plain copies, so that on a GPU no step makes CuPy compile a kernel at run time.
+
 Inputs come from a generator seeded by (run seed, purpose, case index), so `--seed` reproduces a
 run exactly and every purpose (functional check, timing, the re-check after timing) draws fresh
 values.
@@ -16,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from grader import check
+from grader.buffers import make_guards_distinct
 from grader.spec import Challenge, RandomShapes, Role, Shape
 from grader.verdict import Verdict
 
@@ -55,13 +59,13 @@ def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
 
 @dataclass
 class Case:
-    """One prepared call: device-side inputs and outputs, and what the outputs must be."""
+    """One prepared call: the buffers the worker sees, and on the host what the outputs must be."""
 
     shape: Shape
-    pristine: dict[str, Any]
-    """Untouched copies of the inputs, to detect writes into them."""
-    expected: dict[str, Any]
-    scale: dict[str, Any]
+    pristine: dict[str, np.ndarray]
+    """The inputs as generated (host arrays), to detect writes into them."""
+    expected: dict[str, np.ndarray]
+    scale: dict[str, np.ndarray]
     buffers: dict[str, Any] = field(default_factory=dict)
 
     def release(self) -> None:
@@ -79,23 +83,29 @@ class Inspection:
 
 
 def prepare(challenge: Challenge, shape: Shape, rng: np.random.Generator, backend) -> Case:
-    xp = backend.xp
-    host = challenge.reference.generate(dict(shape.dims), rng)
-    pristine = {name: xp.asarray(host[name]) for name in host}
-    expected = challenge.reference.reference(pristine, xp)
-    scale = challenge.reference.error_scale(pristine, xp)
+    """Inputs generated on the host; the reference computes the expected outputs and their error scale
+    with the backend's array module (the GPU's for heavy FP64 products) and hands back host arrays."""
+    generated = challenge.reference.generate(dict(shape.dims), rng)
+    pristine = {p.name: np.ascontiguousarray(generated[p.name], dtype=p.ctype.dtype) for p in challenge.inputs}
+    expected = _on_host(challenge.reference.reference(pristine, backend.xp))
+    scale = _on_host(challenge.reference.error_scale(pristine, backend.xp))
     case = Case(shape, pristine, expected, scale)
     for param in challenge.params:
         if param.role is None:
             continue
         buffer = backend.buffer(param.name, param.extent(shape.dims), param.ctype.dtype)
+        case.buffers[param.name] = buffer
         if param.role is Role.INPUT:
-            buffer.data[...] = pristine[param.name]
+            buffer.upload(pristine[param.name])
         else:
             buffer.fill_output()
-        case.buffers[param.name] = buffer
+    make_guards_distinct(case.buffers.values())
     backend.synchronize()  # the worker is another process: nothing orders its kernels after our copies
     return case
+
+
+def _on_host(arrays: dict[str, Any]) -> dict[str, np.ndarray]:
+    return {name: np.asarray(check.to_host(value)) for name, value in arrays.items()}
 
 
 def reset_outputs(challenge: Challenge, case: Case, backend) -> None:
@@ -116,20 +126,21 @@ def worker_args(challenge: Challenge, case: Case) -> list[dict]:
     return args
 
 
-def inspect(challenge: Challenge, case: Case, xp) -> Inspection:
-    """Guards first (a stray write can explain everything after), then inputs, then outputs."""
+def inspect(challenge: Challenge, case: Case, xp=None) -> Inspection:
+    """Guards first (a stray write can explain everything after), then inputs, then outputs; all on
+    host copies of the buffers (`xp` is unused: it stays for callers that pass it)."""
     damage = [d for d in (b.damage() for b in case.buffers.values()) if d is not None]
     if damage:
         return Inspection(Verdict.OUT_OF_BOUNDS, "; ".join(d.describe() for d in damage))
     for param in challenge.inputs:
-        data = case.buffers[param.name].data
-        if not bool(xp.array_equal(data.view(xp.uint8), case.pristine[param.name].view(xp.uint8))):
-            changed = int(xp.count_nonzero(data != case.pristine[param.name]))
+        data = case.buffers[param.name].to_host()
+        if not check.unchanged(data, case.pristine[param.name]):
+            changed = check.changed_elements(data, case.pristine[param.name])
             return Inspection(Verdict.INPUT_MODIFIED,
                               f"{param.name} is an input ({param.ctype.text}) but {changed} of its elements changed")
     comparisons = tuple(
-        check.compare(p.name, case.buffers[p.name].data, case.expected[p.name], case.scale[p.name],
-                      challenge.tolerance, xp)
+        check.compare(p.name, case.buffers[p.name].to_host(), case.expected[p.name], case.scale[p.name],
+                      challenge.tolerance)
         for p in challenge.outputs)
     failed = [c for c in comparisons if not c.passed]
     if failed:
@@ -167,14 +178,26 @@ def combine_orders(runs: list[OrderRun]) -> Inspection:
     return Inspection(Verdict.RACE, _race_message(runs), first.comparisons)
 
 
+BARRIER_HINT = ("a __syncthreads() is probably missing where threads read shared memory that other threads "
+                "wrote in the same step: after a tile is loaded, or before it is overwritten for the next one")
+STRAY_WRITE_HINT = ("no kernel wrote shared memory, so this is not a missing barrier: two threads write the same "
+                    "output element, which means some thread writes outside its own element. Usually a missing "
+                    "or wrong bounds check (`col < K`, `row < M`) lets the threads past the edge write into the "
+                    "next row, or an index mixes up the dimensions (N is the inner one)")
+
+
 def _race_message(runs: list[OrderRun]) -> str:
     outcomes = "; ".join(f"{r.order} order: {_summary(r.inspection)}" for r in runs)
-    hint = ("a __syncthreads() is probably missing where threads read shared memory that other threads "
-            "wrote in the same step: after a tile is loaded, or before it is overwritten for the next one")
     kernels = runs[0].reply.get("kernels") or []
+    text = f"the result depends on the order threads run in ({outcomes}); "
+    if kernels and not any(k.get("shared") for k in kernels):
+        return text + STRAY_WRITE_HINT + ". " + "; ".join(_kernel_name(k) for k in kernels)
     sites = [_kernel_site(k) for k in kernels]
-    text = f"the result depends on the order threads run in ({outcomes}); {hint}"
-    return text + (". " + "; ".join(sites) if sites else "")
+    return text + BARRIER_HINT + (". " + "; ".join(sites) if sites else "")
+
+
+def _kernel_name(kernel: dict) -> str:
+    return f"kernel `{kernel['name']}` (launched at line {kernel['line']})"
 
 
 def _summary(inspection: Inspection) -> str:
@@ -186,7 +209,7 @@ def _summary(inspection: Inspection) -> str:
 
 def _kernel_site(kernel: dict) -> str:
     barriers = kernel.get("barriers") or []
-    where = f"kernel `{kernel['name']}` (launched at line {kernel['line']})"
+    where = _kernel_name(kernel)
     if not barriers:
         return f"{where} never calls __syncthreads()"
     lines = ", ".join(str(b) for b in barriers)

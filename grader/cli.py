@@ -344,7 +344,10 @@ def run_command(terminal: Terminal, **kwargs) -> None:
 @handle_errors
 def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool, as_json: bool, nvcc: str | None,
            cache_dir: Path, seed: int, timing_budget_s: float | None) -> None:
-    """Print the reference ladder of SLUG measured on this GPU (cached; --remeasure to redo)."""
+    """Print the reference ladder of SLUG measured on this GPU (cached; --remeasure to redo).
+
+    Each level is graded like a submission, its performance cases timed for up to 1 s each
+    (--timing-budget to change); the levels compile in parallel while the first ones are measured."""
     from grader import ladder
     from grader.cuda_backend import CudaBackend
     from grader.errors import BackendUnavailable

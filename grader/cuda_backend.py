@@ -1,13 +1,20 @@
-"""The CUDA backend: nvcc builds, CuPy buffers and FP64 references, CUDA events for timing."""
+"""The CUDA backend: nvcc builds, CuPy buffers and FP64 references, CUDA events for timing.
+
+The grader's own GPU work is plain copies, byte fills and cuBLAS calls. CuPy compiles each elementwise
+or reduction kernel (astype, abs, comparisons, sums…) with NVRTC the first time a machine uses it,
+which cost a fresh machine half a minute; the library calls and copies are compiled ahead of time.
+"""
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
-
 from pathlib import Path
 
-from grader import build, device, run, timing
-from grader.buffers import DeviceBuffer
+import numpy as np
+
+from grader import build, check, device, run, timing
+from grader.buffers import DeviceBuffer, host_empty
 from grader.spec import Challenge
 
 
@@ -49,6 +56,10 @@ class CudaBackend:
         return build.build(build.BuildRequest(source, display_path, challenge.prototype(), challenge.entry,
                                               self.toolchain, cache_dir, challenge.limits.compile_s))
 
+    def call_limit(self, challenge: Challenge, dims: dict, cache_dir: Path | None) -> run.CallLimit:
+        return run.CallLimit(challenge.limits.case_s,
+                             "the challenge's limit for one call on a GPU (limits.case_s in its challenge.yaml)")
+
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
         return run.python_worker(built.artifact, challenge.entry, self.sandbox)
 
@@ -63,11 +74,86 @@ class CudaBackend:
         self.cp.get_default_memory_pool().free_all_blocks()
 
     def time_baseline(self, challenge: Challenge, pristine: dict, policy: timing.TimingPolicy) -> list[float]:
-        """The challenge's library baseline (cuBLAS for matmul), timed by the submission's rules."""
+        """The challenge's library baseline (cuBLAS for matmul) on device copies of the host inputs,
+        timed by the submission's rules."""
         cp = self.cp
+        inputs = {name: upload(array, cp) for name, array in pristine.items()}
 
         def call() -> None:
-            challenge.reference.baseline(pristine, cp)
+            challenge.reference.baseline(inputs, cp)
             cp.cuda.runtime.deviceSynchronize()
 
         return timing.measure(timing.event_sampler(cp, self.flush_bytes, call), policy)
+
+
+# --------------------------------------------------------------------------- FP64 on the GPU, no kernel compiled
+
+FP64_BLOCK_ELEMENTS = 1 << 20
+"""Elements converted to float64 on the host per upload (8 MB): a whole float64 copy of a large input
+never exists on the host, and each block is still written while it sits in cache."""
+
+
+def upload(host: np.ndarray, cp):
+    """A device copy of a host array, by one cudaMemcpy."""
+    array = np.ascontiguousarray(host)
+    device = cp.ndarray(array.shape, array.dtype)
+    if array.nbytes:
+        device.data.copy_from_host(ctypes.c_void_p(array.ctypes.data), array.nbytes)
+    return device
+
+
+def download(device, cp) -> np.ndarray:
+    """A host copy of a C-contiguous device array (a large one in pinned memory), by one cudaMemcpy,
+    which waits for the default stream."""
+    host = host_empty(cp, device.nbytes)
+    if host.nbytes:
+        device.data.copy_to_host(ctypes.c_void_p(host.ctypes.data), host.nbytes)
+    return host.view(device.dtype).reshape(device.shape)
+
+
+def to_device_float64(host: np.ndarray, cp, absolute: bool = False):
+    """`host` (|host| with `absolute`) as a float64 device array: converted on the host, on threads,
+    each through a block of its own (pinned when large), and copied up."""
+    flat = np.ascontiguousarray(host).reshape(-1)
+    device = cp.ndarray(host.shape, np.float64)
+
+    def convert(lo: int, hi: int) -> None:
+        block = host_empty(cp, min(hi - lo, FP64_BLOCK_ELEMENTS) * 8).view(np.float64)
+        for start in range(lo, hi, FP64_BLOCK_ELEMENTS):
+            part = block[:min(FP64_BLOCK_ELEMENTS, hi - start)]
+            if absolute:
+                np.absolute(flat[start:start + part.size], out=part)
+            else:
+                part[...] = flat[start:start + part.size]
+            # cudaMemcpy returns once it has read the block (from pinned memory, once it is done)
+            (device.data + start * 8).copy_from_host(ctypes.c_void_p(part.ctypes.data), part.nbytes)
+
+    check.map_chunks(convert, flat.size, FP64_BLOCK_ELEMENTS)
+    return device
+
+
+def matmul64(a: np.ndarray, b: np.ndarray, cp, absolute: bool = False) -> np.ndarray:
+    """A·B (|A|·|B| with `absolute`) in FP64 for 2-D host arrays, by one cuBLAS DGEMM; the product on
+    the host. Not `cupy.matmul`: for a 1×1 product it runs a reduction kernel that CuPy compiles."""
+    (m, n), (inner, k) = a.shape, b.shape
+    if n != inner:
+        raise ValueError(f"cannot multiply {a.shape} by {b.shape}")
+    if 0 in (m, n, k):
+        return np.zeros((m, k))
+    a64, b64 = to_device_float64(a, cp, absolute), to_device_float64(b, cp, absolute)
+    c64 = cp.ndarray((m, k), np.float64)
+    _dgemm(cp, a64, b64, c64)
+    cp.cuda.runtime.deviceSynchronize()
+    return download(c64, cp)
+
+
+def _dgemm(cp, a, b, c) -> None:
+    """Row-major C = A·B for cuBLAS, which is column-major: each array read column-major is its own
+    transpose, and Cᵀ = Bᵀ·Aᵀ, so B goes first and nothing is transposed."""
+    cublas = cp.cuda.cublas
+    (m, n), k = a.shape, b.shape[1]
+    one, zero = np.ones(1), np.zeros(1)
+    handle = cp.cuda.get_cublas_handle()
+    cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)  # alpha and beta are host scalars
+    cublas.dgemm(handle, cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_N, k, m, n, one.ctypes.data, b.data.ptr, k,
+                 a.data.ptr, n, zero.ctypes.data, c.data.ptr, k)

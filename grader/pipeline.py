@@ -38,6 +38,9 @@ class Options:
     """Overrides the challenge's timing budget per performance case."""
     time_baseline: bool = True
     """Time the library baseline beside each performance case (the ladder needs it only once)."""
+    recheck_after_timing: bool = True
+    """Check each performance shape again on fresh inputs after timing, against answers replayed from
+    a cache. The ladder turns it off: its levels are the project's own files, not hostile code."""
 
 
 class Progress(Protocol):
@@ -130,14 +133,15 @@ def _fatal(verdict: Verdict) -> bool:
 def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
     """One case, once per thread order the backend runs (the emulator: forward, then reversed)."""
     c, backend = state.challenge, state.backend
+    limit = backend.call_limit(c, dict(shape.dims), state.options.cache_dir)
     case = cases.prepare(c, shape, rng, backend)
     runs: list[cases.OrderRun] = []
     try:
         for order in backend.orders:
             if runs:
                 cases.reset_outputs(c, case, backend)
-            reply = state.worker.call(cases.worker_args(c, case), c.limits.case_s, order)
-            failed = _call_failure(reply, c.limits.case_s)
+            reply = state.worker.call(cases.worker_args(c, case), limit.seconds, order)
+            failed = _call_failure(reply, limit)
             if failed:
                 state.worker.stop()
                 return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
@@ -153,11 +157,12 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
         backend.free_memory()
 
 
-def _call_failure(reply: run.Reply, limit_s: float) -> tuple[Verdict, str] | None:
+def _call_failure(reply: run.Reply, limit: run.CallLimit) -> tuple[Verdict, str] | None:
     if reply.outcome is run.Outcome.OK:
         return _leftovers(reply.data)
     if reply.outcome is run.Outcome.TIMEOUT:
-        return Verdict.TIMEOUT, f"the call did not finish within {limit_s:g} s (an endless loop, or far too slow); the worker was stopped"
+        return Verdict.TIMEOUT, (f"the call did not finish within {limit.seconds:.3g} s, {limit.why}: an endless "
+                                 "loop, or a kernel far slower than that; the worker was stopped")
     if reply.outcome is run.Outcome.CUDA_ERROR:
         return Verdict.RUNTIME_ERROR, f"CUDA error: {reply.detail}"
     if reply.outcome is run.Outcome.CRASHED:
@@ -196,7 +201,8 @@ def _time_all(state: _Run) -> tuple[tuple[PerformanceResult, ...], tuple[CaseRes
         timed.append(result)
         if timed_check is not None:
             rechecked.append(timed_check)
-        if result.verdict.passed and timed_check is not None and timed_check.verdict.passed:
+        recheck = state.options.recheck_after_timing
+        if recheck and result.verdict.passed and timed_check is not None and timed_check.verdict.passed:
             rng = cases.rng_for(state.options.seed, cases.Purpose.RECHECK, index)
             rechecked.append(_run_case(state, CaseKind.RECHECK, shape, rng))
     return tuple(timed), tuple(rechecked)
@@ -211,10 +217,12 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
     flops = c.reference.flops(shape.dims)
     policy = _policy(state)
     timeout = policy.budget_s + (policy.warmup_calls + policy.floor_calls) * c.limits.case_s + GRACE_S
+    limit = run.CallLimit(timeout, (f"the timing budget of {policy.budget_s:g} s plus {c.limits.case_s:g} s for each "
+                                    "warm-up and minimum call"))
     case = cases.prepare(c, shape, cases.rng_for(state.options.seed, cases.Purpose.TIMED, index), backend)
     try:
         reply = state.worker.time(cases.worker_args(c, case), dataclasses.asdict(policy), backend.flush_bytes, timeout)
-        failed = _call_failure(reply, timeout)
+        failed = _call_failure(reply, limit)
         if failed:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1]), None

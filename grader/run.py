@@ -44,6 +44,14 @@ class Reply:
     """Wall time the grader waited for this reply."""
 
 
+@dataclass(frozen=True)
+class CallLimit:
+    """How long one call of the entry point may take, and why that long (shown on TIMEOUT)."""
+
+    seconds: float
+    why: str
+
+
 def encode_json(command: dict) -> str:
     return json.dumps(command)
 

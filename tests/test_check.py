@@ -108,3 +108,94 @@ def test_mismatch_list_is_capped():
     result = check.compare("C", (a @ b) + 1, r, s, TOL, np)
     assert len(result.first_bad) == check.MISMATCHES_SHOWN
     assert "95 more elements" in check.describe(result, TOL)
+
+
+# --------------------------------------------------------------------------- the blocked host pass
+
+
+def plain_metrics(got, expected, scale, tol):
+    """The rule written out over whole arrays, as the check stage computed it before blocks and threads."""
+    got64 = got.astype(np.float64)
+    diff = np.abs(got64 - expected)
+    bad = ~(diff <= tol.max_scaled_error * scale)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), np.where(diff > 0, np.inf, 0.0))
+    nonfinite = int(np.count_nonzero(~np.isfinite(got64)))
+    rel = np.linalg.norm((got64 - expected).ravel()) / np.linalg.norm(expected.ravel())
+    return (float(ratio.max()) if nonfinite == 0 else math.inf, rel if nonfinite == 0 else math.inf,
+            int(np.count_nonzero(bad)), nonfinite)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 1000 elements, so small arrays cross many blocks and run on the thread pool."""
+    monkeypatch.setattr(check, "BLOCK_ELEMENTS", 1000)
+    monkeypatch.setattr(check, "THREADS", 4)
+
+
+@pytest.mark.parametrize("damage", ["none", "few", "nan", "zero_scale", "tf32"])
+def test_blocked_pass_agrees_with_the_plain_rule(small_blocks, damage):
+    a, b, r, s = problem(97, 61, 89, seed=3)
+    c = a @ b
+    if damage == "few":
+        c[96, 88] += 1.0
+        c[3, 5] -= 1e-3
+    elif damage == "nan":
+        c[50, :] = np.nan
+        c[7, 7] = np.inf
+    elif damage == "zero_scale":
+        s[10, :] = 0.0
+        r[10, :] = 0.0
+        c[10, :] = 0.0
+        c[10, 3] = 1e-30
+    elif damage == "tf32":
+        c = tf32(a) @ tf32(b)
+    result = check.compare("C", c, r, s, TOL)
+    scaled, rel, bad, nonfinite = plain_metrics(c, r, s, TOL)
+    assert result.scaled_error == pytest.approx(scaled, rel=1e-12)
+    assert result.relative_frobenius == pytest.approx(rel, rel=1e-9)
+    assert (result.bad_count, result.nonfinite_count) == ((bad, nonfinite) if not result.passed else (0, 0))
+    assert result.passed == (bad == 0 and rel <= TOL.max_relative_frobenius)
+
+
+def test_first_mismatches_come_in_order_across_blocks(small_blocks):
+    a, b, r, s = problem(50, 20, 100, seed=4)
+    c = a @ b
+    for row, col in ((49, 99), (30, 0), (12, 34)):  # in different blocks, given out of order
+        c[row, col] = 5.0
+    result = check.compare("C", c, r, s, TOL)
+    assert [m.index for m in result.first_bad] == [(12, 34), (30, 0), (49, 99)]
+    assert result.bad_count == 3
+
+
+def test_arrays_with_a_get_method_are_brought_to_the_host():
+    """A GPU array (anything with .get()) is copied to the host first; callers need not do it."""
+
+    class Device:
+        def __init__(self, array):
+            self.array = array
+
+        def get(self):
+            return self.array
+
+    a, b, r, s = problem(9, 10, 11)
+    assert check.compare("C", Device(a @ b), Device(r), Device(s), TOL).passed
+
+
+def test_unchanged_means_the_same_bits():
+    x = np.array([1.0, np.nan, 0.0, 2.5], np.float32)
+    assert check.unchanged(x, x.copy()), "a NaN equals itself bit for bit"
+    flipped = x.copy()
+    flipped[2] = -0.0
+    assert not check.unchanged(flipped, x), "-0 differs from +0"
+    assert check.changed_elements(flipped, x) == 1
+    odd = np.arange(7, dtype=np.uint8)  # 7 bytes: no wider word divides them
+    assert check.unchanged(odd, odd.copy()) and not check.unchanged(odd, odd[::-1].copy())
+
+
+def test_unchanged_on_many_blocks(small_blocks):
+    x = np.random.default_rng(1).random(50_000, dtype=np.float32)
+    y = x.copy()
+    assert check.unchanged(y, x)
+    y[49_999] = 0.5
+    assert not check.unchanged(y, x) and check.changed_elements(y, x) == 1

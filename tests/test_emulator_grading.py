@@ -88,3 +88,32 @@ def test_launch_with_too_many_threads_is_a_runtime_error(matmul, emulator, cache
     report = grade(source, matmul, emulator, cache)
     assert report.verdict is Verdict.RUNTIME_ERROR
     assert "cudaErrorInvalidValue" in report.message and "1089 threads per block" in report.message
+
+
+def test_stray_writes_inside_the_output_are_named_as_such_not_as_a_missing_barrier(matmul, emulator, cache, tmp_path):
+    # One column too many, except on the last row: each stray write lands inside C (on the first
+    # element of the next row), so no guard sees it; the result depends on which thread writes last.
+    source = tmp_path / "stray_inside.cu"
+    text = (SUBMISSIONS / "missing_column_check.cu").read_text()
+    source.write_text(text.replace("if (row < M) {", "if (row < M && (col < K || (col == K && row < M - 1))) {"))
+    report = grade(source, matmul, emulator, cache)
+    assert report.verdict is Verdict.RACE, report.message
+    assert "no kernel wrote shared memory" in report.message and "bounds check" in report.message
+    assert "__syncthreads() is probably missing" not in report.message
+
+
+def test_a_missing_barrier_is_still_named_as_one(matmul, emulator, cache):
+    report = grade(SUBMISSIONS / "missing_sync.cu", matmul, emulator, cache)
+    assert report.verdict is Verdict.RACE
+    assert "__syncthreads() is probably missing" in report.message and "no kernel wrote" not in report.message
+
+
+def test_the_emulated_call_limit_grows_with_the_shape_from_measured_speed(matmul, emulator, cache):
+    small = emulator.call_limit(matmul, {"M": 1, "N": 1, "K": 1}, cache)
+    large = emulator.call_limit(matmul, {"M": 1536, "N": 21, "K": 1536}, cache)
+    assert small.seconds == pytest.approx(matmul.limits.case_s, rel=0.01)
+    assert large.seconds > 2 * matmul.limits.case_s
+    speed = emulator.speed(cache, matmul.limits.compile_s)
+    assert speed.measured and 0 < speed.thread_s < 1e-4 and 0 < speed.flop_s < 1e-6
+    assert "one warp per output element" in large.why and "measured speed" in large.why
+

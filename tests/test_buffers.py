@@ -1,0 +1,113 @@
+"""Guarded buffers on the host (SharedHostBuffer: no GPU needed): guard words random per buffer and per
+case, stray writes found by comparing each guard with its own buffer's word."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader import buffers
+from grader.buffers import GUARD_BYTES, SharedHostBuffer
+
+
+@pytest.fixture
+def made():
+    made: list[SharedHostBuffer] = []
+
+    def make(name="C", shape=(5, 7), dtype=np.float32, guard_word=None):
+        made.append(SharedHostBuffer(name, shape, dtype, guard_word))
+        return made[-1]
+
+    yield make
+    for buffer in made:
+        buffer.free()
+
+
+def raw_words(buffer: SharedHostBuffer) -> np.ndarray:
+    """The whole allocation as uint32 words, as a submission's stray pointer sees it."""
+    return np.ndarray((buffer.total_bytes // 4,), np.uint32, buffer=buffer.shm.buf)
+
+
+def test_guard_word_is_a_quiet_nan_with_a_payload_of_its_own(made):
+    for _ in range(50):
+        word = made().guard_word
+        value = np.array([word], np.uint32).view(np.float32)[0]
+        assert np.isnan(value)
+        assert word & 0x7FC00000 == 0x7FC00000, "exponent all ones and the quiet bit set"
+        assert word & buffers.PAYLOAD_MASK, "a non-zero payload"
+        assert word not in (0x7FC00000, 0xFFFFFFFF, 0x7FFFFFFF, 0xFFC00000)
+
+
+def test_words_are_drawn_afresh():
+    words = {buffers.draw_guard_word() for _ in range(200)}
+    assert len(words) > 190  # 22 random bits: a repeat among 200 draws is rare, many repeats mean no randomness
+
+
+def test_buffers_of_a_case_get_different_words(made):
+    a, b, c = made("A"), made("B"), made("C")
+    buffers.make_guards_distinct([a, b, c])
+    assert len({a.guard_word, b.guard_word, c.guard_word}) == 3
+
+
+def test_a_colliding_word_is_redrawn_and_the_guards_rewritten(made):
+    b = made("B")
+    c = made("C", guard_word=b.guard_word)
+    buffers.make_guards_distinct([b, c])
+    assert c.guard_word != b.guard_word
+    assert c.damage() is None, "both guards hold the new word"
+    assert b.damage() is None
+
+
+def test_guards_start_intact_and_data_round_trips(made):
+    b = made("B", shape=(3, 5))
+    values = np.arange(15, dtype=np.float32).reshape(3, 5)
+    b.upload(values)
+    assert b.damage() is None
+    assert np.array_equal(b.to_host(), values)
+    b.fill_output()
+    assert np.isnan(b.to_host()).all()
+    assert (b.to_host().view(np.uint32) == 0xFFFFFFFF).all()
+    assert b.damage() is None
+
+
+def test_copying_another_buffers_guard_word_past_the_end_is_caught(made):
+    """C[M*K] = B[N*K]: the value past B's end lands past C's end. With one word for every buffer this
+    went unnoticed; each buffer's guard is compared with its own word."""
+    b, c = made("B", shape=(4, 6)), made("C", shape=(5, 6))
+    buffers.make_guards_distinct([b, c])
+    words_b, words_c = raw_words(b), raw_words(c)
+    past_b, past_c = (GUARD_BYTES + b.nbytes) // 4, (GUARD_BYTES + c.nbytes) // 4
+    assert words_b[past_b] == b.guard_word
+    words_c[past_c] = words_b[past_b]
+    assert b.damage() is None
+    found = c.damage()
+    assert found is not None and found.after == 4 and found.before == 0
+    assert "past its end" in found.describe() and "C" in found.describe()
+
+
+def test_a_nan_carried_through_arithmetic_is_caught(made):
+    """x86 and GPUs keep a NaN's payload through arithmetic: B's guard read out of range, turned into a
+    result and written past C's end, still has B's payload."""
+    b, c = made("B"), made("C")
+    buffers.make_guards_distinct([b, c])
+    carried = (np.array([b.guard_word], np.uint32).view(np.float32) * np.float32(2) + np.float32(1))
+    raw_words(c)[(GUARD_BYTES + c.nbytes) // 4 + 3] = carried.view(np.uint32)[0]
+    assert c.damage().after == 16
+
+
+def test_writes_before_the_start_report_their_reach(made):
+    c = made("C")
+    raw_words(c)[GUARD_BYTES // 4 - 10] = 0
+    assert c.damage().before == 40
+
+
+def test_upload_rejects_another_shape(made):
+    with pytest.raises(ValueError):
+        made("A", shape=(2, 3)).upload(np.zeros((3, 2), np.float32))
+
+
+def test_a_word_that_is_not_a_quiet_nan_is_refused(made):
+    c = made("C")
+    for word in (0x3F800000, 0x7F800001, 0x7FC00000, 0xFFFFFFFF):
+        with pytest.raises(ValueError):
+            c.arm_guards(word)
