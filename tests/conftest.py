@@ -49,18 +49,20 @@ def cuda_backend():
 
 def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:
     """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file;
-    `// expect-emulator: VERDICT` overrides the verdict under the emulator (e.g. UNSUPPORTED for PTX)."""
-    verdict, message, emulated = None, None, None
+    `// expect-emulator: VERDICT` and `// expect-cuda: VERDICT` override the verdict on one backend
+    (UNSUPPORTED for PTX in the emulator; WRONG_ANSWER on a GPU for a race the emulator calls RACE)."""
+    verdict, message, override = None, None, {}
     for line in path.read_text().splitlines()[:8]:
         if line.startswith("// expect:"):
             verdict = line.split(":", 1)[1].strip()
         elif line.startswith("// expect-message:"):
             message = line.split(":", 1)[1].strip()
-        elif line.startswith("// expect-emulator:"):
-            emulated = line.split(":", 1)[1].strip()
+        elif line.startswith(("// expect-emulator:", "// expect-cuda:")):
+            key, value = line[3:].split(":", 1)
+            override[key.removeprefix("expect-")] = value.strip()
     assert verdict, f"{path} has no '// expect: VERDICT' header"
-    if backend == "emulator" and emulated:
-        return emulated, None
+    if backend in override:
+        return override[backend], None
     return verdict, message
 
 
