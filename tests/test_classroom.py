@@ -46,6 +46,12 @@ def make_class(folder: Path) -> dict[str, str]:
     return expected
 
 
+def pin_secret_seed(db: Path, seed: int = 20261122) -> None:
+    """A class's secret seed is drawn at random on first use; tests pin it, so the randomized shapes
+    (and how long a batch takes) are the same on every run."""
+    (db.parent / (db.name + ".secret-seed")).write_text(str(seed))
+
+
 def source_of(folder: Path, user: str) -> Path:
     single = folder / f"{user}.cu"
     return single if single.exists() else folder / user / "solution.cu"
@@ -64,6 +70,7 @@ def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path, backend):
     folder, db, cache = tmp_path / "class", tmp_path / "results.sqlite3", tmp_path / "cache"
     folder.mkdir()
     expected = make_class(folder)
+    pin_secret_seed(db)
     if backend == "cuda":
         expected = {user: expectation(source_of(folder, user), "cuda")[0] for user in expected}
     args = ("grade", str(folder), "--db", str(db), "--backend", backend, "--cache-dir", str(cache),
@@ -106,11 +113,11 @@ def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path, backend):
 
 def test_concurrent_submits_all_land(tmp_path):
     db, cache = tmp_path / "results.sqlite3", tmp_path / "cache"
-    warm = grader("run", str(NAIVE), "--backend", "emulator", "--cache-dir", str(cache))  # builds once
+    warm = grader("run", str(NAIVE), "--backend", "emulator", "--cache-dir", str(cache), "--seed", "5")  # builds once
     warm.communicate(timeout=300)
     users = [f"user{i}" for i in range(7)] + ["<script>alert(1)</script>"]
     procs = [grader("submit", str(NAIVE), "--user", user, "--db", str(db), "--backend", "emulator",
-                    "--cache-dir", str(cache)) for user in users]
+                    "--cache-dir", str(cache), "--seed", str(i)) for i, user in enumerate(users)]
     results = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, [err[-800:] for _, err in results]
     with sqlite3.connect(db) as c:

@@ -116,7 +116,8 @@ def test_auto_falls_back_to_the_emulator_and_says_so(tmp_path):
 def test_emulated_json_report_and_rejection_exit_code(tmp_path):
     source = tmp_path / "never.cu"
     source.write_text((SUBMISSIONS / "never_writes.cu").read_text())
-    result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path))
+    result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path),
+                          "--seed", "4")
     assert result.exit_code == ExitCode.REJECTED
     data = json.loads(result.stdout)
     assert data["verdict"] == "WRONG_ANSWER" and data["environment"]["backend"] == "emulator"
@@ -189,6 +190,7 @@ def test_unsupported_by_the_emulator_exits_4(tmp_path):
     source.write_text(NAIVE.read_text().replace(
         "    float acc = 0.0f;",
         '    float acc = 0.0f;\n    unsigned lane; asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));'))
-    result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path / "c"))
+    result, _, _ = invoke("run", str(source), "--backend", "emulator", "--json", "--cache-dir", str(tmp_path / "c"),
+                          "--seed", "4")
     assert result.exit_code == ExitCode.NO_BACKEND
     assert json.loads(result.stdout)["verdict"] == "UNSUPPORTED"
