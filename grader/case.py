@@ -126,9 +126,9 @@ def worker_args(challenge: Challenge, case: Case) -> list[dict]:
     return args
 
 
-def inspect(challenge: Challenge, case: Case, xp=None) -> Inspection:
+def inspect(challenge: Challenge, case: Case) -> Inspection:
     """Guards first (a stray write can explain everything after), then inputs, then outputs; all on
-    host copies of the buffers (`xp` is unused: it stays for callers that pass it)."""
+    host copies of the buffers."""
     damage = [d for d in (b.damage() for b in case.buffers.values()) if d is not None]
     if damage:
         return Inspection(Verdict.OUT_OF_BOUNDS, "; ".join(d.describe() for d in damage))

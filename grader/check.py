@@ -55,10 +55,9 @@ class Comparison:
         return math.prod(self.shape)
 
 
-def compare(name: str, got, expected, scale, tolerance: Tolerance, xp=None) -> Comparison:
+def compare(name: str, got, expected, scale, tolerance: Tolerance) -> Comparison:
     """`got` against `expected` within `tolerance`, `scale` (≥ 0) being each element's rounding scale.
-    Arrays may live anywhere; they are compared on the host. (`xp` is ignored: callers that passed
-    their array module still work.)"""
+    Arrays may live anywhere; they are compared on the host."""
     got, expected, scale = (np.asarray(to_host(a)) for a in (got, expected, scale))
     sums = _sums(got, expected, scale, tolerance.max_scaled_error)
     finite = sums.nonfinite == 0

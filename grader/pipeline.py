@@ -146,7 +146,7 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
                 state.worker.stop()
                 return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
             state.kernel_s += reply.data["seconds"]
-            found = cases.inspect(c, case, backend.xp)
+            found = cases.inspect(c, case)
             outputs = cases.snapshot(c, case) if len(backend.orders) > 1 else ()
             runs.append(cases.OrderRun(order, found, outputs, reply.data))
         found = cases.combine_orders(runs)
@@ -233,7 +233,7 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.IMPOSSIBLE_TIMING, implausible,
                                      stats), None
-        found = cases.inspect(c, case, backend.xp)
+        found = cases.inspect(c, case)
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
         wanted = c.reference.baseline and state.options.time_baseline

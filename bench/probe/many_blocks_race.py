@@ -43,7 +43,7 @@ def main() -> None:
                 case = cases.prepare(challenge, shape, cases.rng_for(1, cases.Purpose.FUNCTIONAL, i), backend)
                 reply = worker.call(cases.worker_args(challenge, case), 20)
                 assert reply.outcome.name == "OK", reply.detail
-                wrong += not cases.inspect(challenge, case, backend.xp).verdict.passed
+                wrong += not cases.inspect(challenge, case).verdict.passed
                 case.release()
                 backend.free_memory()
             results[f"{m}x{n}x{k}"] = wrong
