@@ -13,6 +13,7 @@ import io
 import math
 from collections import Counter
 
+from grader.inert import spreadsheet_cell
 from grader.spec import Challenge
 from grader.store import Run, Store
 
@@ -79,9 +80,10 @@ def as_csv(data: dict) -> str:
     writer.writerow(["rank", "user", "level", *[f"{c} median ms" for c in data["cases"]], "GFLOP/s",
                      f"% of {data['baseline_label']}", "attempts", "submitted_at", "backend"])
     for e in data["entries"]:
-        writer.writerow([e["rank"], e["user"], e["level"] if e["level"] is not None else "",
+        writer.writerow([e["rank"], spreadsheet_cell(e["user"]), e["level"] if e["level"] is not None else "",
                          *[_num(e["median_ms"].get(c)) for c in data["cases"]], _num(e["gflops"]),
-                         _num(e["percent_of_baseline"]), e["attempts"], e["submitted_at"], e["backend"]])
+                         _num(e["percent_of_baseline"]), e["attempts"], spreadsheet_cell(e["submitted_at"]),
+                         spreadsheet_cell(e["backend"])])
     return out.getvalue()
 
 

@@ -88,10 +88,13 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
         if options.mode is Mode.SUBMIT and backend.measures_time and all(c.verdict.passed for c in checked):
             timed, rechecked = _time_all(state)
             checked += rechecked
+        channel = _channel_failure(worker)
         output = worker.output_tail()
-    verdicts = [c.verdict for c in checked] + [p.verdict for p in timed]
+    verdicts = [c.verdict for c in checked] + [p.verdict for p in timed] + ([channel[0]] if channel else [])
     verdict = overall(verdicts)
     message = _first_failure(checked, timed) if verdict is not Verdict.ACCEPTED else ""
+    if channel and not message:
+        message = channel[1]
     return _report(state, display_path, verdict, message, built, checked, timed, clock() - started, output)
 
 
@@ -123,6 +126,16 @@ def _check_all(state: _Run) -> tuple[CaseResult, ...]:
         state.progress.advance(shape.label())
         results.append(_run_case(state, kind, shape, rng))
     return tuple(results)
+
+
+def _channel_failure(worker: run.Worker) -> tuple[Verdict, str] | None:
+    """After the last case: was any answer left unread (two answers to one request)?"""
+    if not worker.alive:
+        return None
+    reply = worker.ping()
+    if reply.outcome is run.Outcome.OK:
+        return None
+    return Verdict.RUNTIME_ERROR, "after the last case: " + reply.detail
 
 
 def _fatal(verdict: Verdict) -> bool:
@@ -167,6 +180,8 @@ def _call_failure(reply: run.Reply, limit: run.CallLimit) -> tuple[Verdict, str]
         return Verdict.RUNTIME_ERROR, f"CUDA error: {reply.detail}"
     if reply.outcome is run.Outcome.CRASHED:
         return Verdict.RUNTIME_ERROR, f"the submission crashed: {reply.detail}"
+    if reply.outcome is run.Outcome.MALFORMED:
+        return Verdict.RUNTIME_ERROR, reply.detail
     return Verdict.RUNTIME_ERROR, f"the worker failed: {reply.detail}"
 
 

@@ -13,11 +13,14 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.build import BuildStatus
+from grader.inert import visible
 from grader.results import GradeReport, Mode, to_json
 from grader.verdict import HELP, Verdict
 
 VERDICT_STYLE = {Verdict.ACCEPTED: "bold green", Verdict.SKIPPED: "dim"}
 DIAGNOSTICS_SHOWN = 8
+OUTPUT_SHOWN_CHARS = 2000
+MESSAGE_SHOWN_CHARS = 8000
 
 
 def as_json(report: GradeReport) -> str:
@@ -29,7 +32,7 @@ def render(report: GradeReport, console: Console) -> None:
     if report.build is not None:
         console.print(_build_line(report))
         for note in report.build.notes:
-            console.print(Text(f"note: {note}", style="yellow"))
+            console.print(Text(f"note: {visible(note, MESSAGE_SHOWN_CHARS)}", style="yellow"))
     if report.build and report.build.diagnostics and not report.cases:
         console.print(_diagnostics(report))
     if report.cases:
@@ -42,7 +45,8 @@ def render(report: GradeReport, console: Console) -> None:
         console.print(_sanitizer_panel(report.sanitizer))
     console.print(_verdict_panel(report))
     if report.worker_output.strip() and not report.accepted:
-        console.print(Panel(Text(report.worker_output[-2000:]), title="the submission's output (last lines)",
+        console.print(Panel(Text(visible(report.worker_output, OUTPUT_SHOWN_CHARS)),
+                            title="the submission's output (last lines)",
                             border_style="dim"))
 
 
@@ -51,7 +55,7 @@ def _header(r: GradeReport) -> Text:
     gpu = f"{env.gpu} (compute {env.compute_capability}, driver {env.driver})" if env.gpu else "CPU emulator"
     text = Text()
     text.append(f"{r.challenge} v{r.challenge_version}", style="bold")
-    text.append(f" · {r.submission} · {r.mode.value} · seed {r.seed}\n")
+    text.append(f" · {visible(r.submission)} · {r.mode.value} · seed {r.seed}\n")
     text.append(f"{gpu} · nvcc {_short_version(env.nvcc)}", style="dim")
     return text
 
@@ -73,7 +77,7 @@ def _diagnostics(r: GradeReport) -> Text:
     lines = shown[:DIAGNOSTICS_SHOWN]
     if len(shown) > DIAGNOSTICS_SHOWN:
         lines.append(f"… {len(shown) - DIAGNOSTICS_SHOWN} more")
-    return Text("\n".join(lines), style="yellow")
+    return Text(visible("\n".join(lines), MESSAGE_SHOWN_CHARS), style="yellow")
 
 
 def _verdict_text(verdict: Verdict) -> Text:
@@ -122,7 +126,7 @@ def _performance_table(r: GradeReport) -> Table:
 def _verdict_panel(r: GradeReport) -> Panel:
     parts = [Text.assemble(_verdict_text(r.verdict), "  ", HELP[r.verdict])]
     if r.message:
-        parts.append(Text(r.message))
+        parts.append(Text(visible(r.message, MESSAGE_SHOWN_CHARS)))
     if r.build and r.build.diagnostics and not r.cases and r.verdict is Verdict.COMPILE_ERROR:
         parts.append(Text("fix the first error above and run again", style="dim"))
     timing = f"graded in {r.wall_s:.1f} s, {r.kernel_s:.2f} s of it inside {escape('solve')}"
@@ -188,7 +192,7 @@ def _sanitizer_panel(findings) -> Panel:
     if not findings:
         return Panel(Text("memcheck and racecheck found nothing on the functional cases", style="green"),
                      title="compute-sanitizer", title_align="left", border_style="green")
-    lines = [Text(str(f)) for f in findings[:20]]
+    lines = [Text(visible(str(f), MESSAGE_SHOWN_CHARS)) for f in findings[:20]]
     if len(findings) > 20:
         lines.append(Text(f"… {len(findings) - 20} more", style="dim"))
     return Panel(Group(*lines), title="compute-sanitizer", title_align="left", border_style="yellow")
@@ -214,7 +218,7 @@ def render_leaderboard(data: dict, console: Console) -> None:
                    f"% {data['baseline_label'] or 'baseline'}", "attempts", "submitted"):
         table.add_column(column, justify="left" if column in ("user", "submitted") else "right")
     for e in data["entries"]:
-        table.add_row(str(e["rank"]), Text(e["user"]), str(e["level"]) if e["level"] is not None else "—",
+        table.add_row(str(e["rank"]), Text(visible(e["user"])), str(e["level"]) if e["level"] is not None else "—",
                       *[f"{e['median_ms'][c]:.3f}" if c in e["median_ms"] else "—" for c in data["cases"]],
                       f"{e['gflops']:,.0f}" if e["gflops"] else "—",
                       f"{e['percent_of_baseline']:.0f}%" if e["percent_of_baseline"] else "—",

@@ -11,6 +11,7 @@ import enum
 import json
 import os
 import select
+import secrets
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import build
+from grader import build, channel
 from grader.sandbox import ProcessCap, Sandbox, SandboxMode, make as make_sandbox
 
 OUTPUT_TAIL_BYTES = 4096
@@ -32,6 +33,8 @@ class Outcome(enum.Enum):
     CUDA_ERROR = "cuda error"
     CRASHED = "crashed"
     TIMEOUT = "timeout"
+    MALFORMED = "malformed answer"
+    """The worker said something it could not have said: the submission wrote into the channel."""
     INTERNAL = "internal"
 
 
@@ -94,7 +97,7 @@ class Worker:
         os.close(res_w)
         self._commands = os.fdopen(cmd_w, "w")
         self._results = res_r
-        return self._receive(STARTUP_TIMEOUT_S)
+        return self._receive(STARTUP_TIMEOUT_S, "start", 0)
 
     def __enter__(self) -> "Worker":
         return self
@@ -126,17 +129,25 @@ class Worker:
         """One call of the entry point. `order` is the order threads run in, where the backend has one."""
         return self.request({"op": "call", "args": args, "order": order}, timeout_s)
 
+    def ping(self, timeout_s: float = 30.0) -> Reply:
+        """A last request that answers nothing: the worker handles requests in order, so an answer
+        still unread from an earlier request (a forged one went first) arrives before this one."""
+        return self.request({"op": "ping"}, timeout_s)
+
     def time(self, args: list[dict], policy: dict, flush_bytes: int, timeout_s: float) -> Reply:
         return self.request({"op": "time", "args": args, "policy": policy, "flush_bytes": flush_bytes}, timeout_s)
 
     def request(self, command: dict, timeout_s: float) -> Reply:
         if not self.alive:
             return Reply(Outcome.CRASHED, "the worker is not running")
+        if self._unasked_data():  # an answer came that nothing asked for
+            return self._malformed("an answer to no request", time.perf_counter())
+        command = {**command, "id": secrets.randbits(53)}
         try:
             self._send(command)
         except OSError:
             pass  # it died; _receive reports how
-        return self._receive(timeout_s)
+        return self._receive(timeout_s, command["op"], command["id"])
 
     def output_tail(self) -> str:
         self.output.flush()
@@ -155,7 +166,7 @@ class Worker:
         self._commands.write(self.encode(command) + "\n")
         self._commands.flush()
 
-    def _receive(self, timeout_s: float) -> Reply:
+    def _receive(self, timeout_s: float, op: str, request_id: int) -> Reply:
         started = time.perf_counter()
         deadline = started + timeout_s
         while b"\n" not in self._buffer:
@@ -164,6 +175,8 @@ class Worker:
                 self._kill()
                 return Reply(Outcome.TIMEOUT, f"no answer within {timeout_s:g} s; the worker was stopped",
                              seconds=time.perf_counter() - started)
+            if len(self._buffer) > channel.MAX_LINE_BYTES:
+                return self._malformed(f"an answer longer than {channel.MAX_LINE_BYTES} bytes", started)
             ready, _, _ = select.select([self._results], [], [], left)
             if ready:
                 chunk = os.read(self._results, 1 << 16)
@@ -171,7 +184,28 @@ class Worker:
                     return self._died(started)
                 self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return _reply(json.loads(line), time.perf_counter() - started)
+        try:
+            message = channel.parse(line, op, request_id)
+        except channel.Malformed as bad:
+            return self._malformed(str(bad), started)
+        if self._unasked_data():
+            return self._malformed("more than one answer to one request", started)
+        return _reply(message, time.perf_counter() - started)
+
+    def _unasked_data(self) -> bool:
+        """Bytes already waiting beyond the answer just read (end of file aside: that is a death,
+        reported by the next request)."""
+        if not self._buffer and select.select([self._results], [], [], 0)[0]:
+            self._buffer += os.read(self._results, 1 << 16)
+        return bool(self._buffer)
+
+    def _malformed(self, what: str, started: float) -> Reply:
+        """The channel cannot be trusted any more: the worker is stopped, the rest of its output dropped."""
+        self._kill()
+        self._buffer = b""
+        return Reply(Outcome.MALFORMED, f"the worker's channel carried {what}: something in the submission wrote "
+                                        "into the grader's results pipe, or corrupted the worker; it was stopped",
+                     seconds=time.perf_counter() - started)
 
     def _died(self, started: float) -> Reply:
         code = self.proc.wait()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,15 @@ def source_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _create_private(path: Path) -> None:
+    """Create the database readable by its owner only (it holds every student's source and results;
+    SQLite gives its -wal and -shm files the same mode). An existing file is left as it is."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 class Store:
     """A results database. Open with `Store.open(path)` (creates it) or `Store.existing(path)`."""
 
@@ -107,6 +117,7 @@ class Store:
     @classmethod
     def open(cls, path: Path) -> "Store":
         path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(path)
         return cls._connect(path)
 
     @classmethod

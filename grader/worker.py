@@ -163,7 +163,7 @@ def do_time(cmd: dict, submission: Submission, cp) -> dict:
 
 
 def serve(commands, results, submission: Submission, cp) -> None:
-    ops = {"call": do_call, "time": do_time}
+    ops = {"call": do_call, "time": do_time, "ping": lambda *_: {"ok": True, "pong": True}}
     for line in commands:
         cmd = json.loads(line)
         if cmd["op"] == "exit":
@@ -172,6 +172,7 @@ def serve(commands, results, submission: Submission, cp) -> None:
             reply = ops[cmd["op"]](cmd, submission, cp)
         except Exception:
             reply = {"ok": False, "internal": traceback.format_exc(limit=4)}
+        reply["id"] = cmd.get("id", 0)  # the answer names its request: the grader rejects any other line
         results.write(json.dumps(reply) + "\n")
         results.flush()
 
@@ -194,10 +195,10 @@ def main(argv: list[str] | None = None) -> None:
         submission = Submission(opts.library, opts.entry, opts.sync_symbol, opts.error_symbol)
         submission.canary = cp.cuda.Memory(256)  # freed by a device reset, which is how one is noticed
     except Exception:
-        results.write(json.dumps({"ok": False, "internal": traceback.format_exc(limit=4)}) + "\n")
+        results.write(json.dumps({"id": 0, "ok": False, "internal": traceback.format_exc(limit=4)}) + "\n")
         results.flush()
         sys.exit(3)
-    results.write(json.dumps({"ok": True, "ready": True, "pid": os.getpid()}) + "\n")
+    results.write(json.dumps({"id": 0, "ok": True, "ready": True, "pid": os.getpid()}) + "\n")
     results.flush()
     serve(commands, results, submission, cp)
 

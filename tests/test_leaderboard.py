@@ -31,7 +31,8 @@ def results(tmp_path):
     for user, ms, verdict, level in [("alice", 20.0, Verdict.ACCEPTED, 3), ("alice", 9.0, Verdict.ACCEPTED, 5),
                                      ("bob", 12.0, Verdict.ACCEPTED, 4), ("carol", 5.0, Verdict.WRONG_ANSWER, None),
                                      ("<script>alert(1)</script>", 30.0, Verdict.ACCEPTED, 2),
-                                     ("dave", 11.0, Verdict.ACCEPTED, 4)]:
+                                     ("dave", 11.0, Verdict.ACCEPTED, 4),
+                                     ("=HYPERLINK(\"http://x\")\x1b[2J", 40.0, Verdict.ACCEPTED, 1)]:
         s.record(timed(ms, verdict, level), user, "x.cu", f"{user}{ms}", secret_seed=True)
     s.record(timed(1.0), "eve", "x.cu", "unsecret", secret_seed=False)  # practice runs never rank
     yield s
@@ -40,11 +41,11 @@ def results(tmp_path):
 
 def test_best_accepted_run_per_user_ranked_by_time(results, matmul):
     data = leaderboard.board(results, matmul)
-    assert [e["user"] for e in data["entries"]] == ["alice", "dave", "bob", "<script>alert(1)</script>"]
+    assert [e["user"] for e in data["entries"]][:4] == ["alice", "dave", "bob", "<script>alert(1)</script>"]
     alice = data["entries"][0]
     assert alice["rank"] == 1 and alice["attempts"] == 2 and alice["level"] == 5
     assert alice["median_ms"] == {"leetgpu 8192×6144×4096": 9.0}
-    assert data["distribution"] == {"2": 1, "4": 2, "5": 1}
+    assert data["distribution"] == {"1": 1, "2": 1, "4": 2, "5": 1}
     assert [a["median_ms"] for a in data["history"]["alice"]] == [20.0, 9.0]
     assert data["history"]["carol"][0]["verdict"] == "WRONG_ANSWER"
     assert data["gpu"] == "NVIDIA H200"
@@ -53,7 +54,9 @@ def test_best_accepted_run_per_user_ranked_by_time(results, matmul):
 def test_csv_for_the_gradebook(results, matmul):
     rows = list(csv.reader(io.StringIO(leaderboard.as_csv(leaderboard.board(results, matmul)))))
     assert rows[0][:3] == ["rank", "user", "level"] and rows[1][:3] == ["1", "alice", "5"]
-    assert len(rows) == 5
+    assert len(rows) == 6
+    # a name that a spreadsheet would run as a formula is written as text, its escape made visible
+    assert rows[5][1] == "'=HYPERLINK(\"http://x\")\\x1b[2J"
 
 
 def test_terminal_table_shows_names_as_text(results, matmul):
@@ -61,6 +64,7 @@ def test_terminal_table_shows_names_as_text(results, matmul):
     report.render_leaderboard(leaderboard.board(results, matmul), console)
     text = console.export_text()
     assert "<script>alert(1)</script>" in text and "alice" in text and "9.000" in text
+    assert "\x1b" not in text and "\\x1b[2J" in text  # the escape is shown, not obeyed
 
 
 def test_empty_board(tmp_path, matmul):

@@ -104,3 +104,12 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     assert [p.wait(timeout=120) for p in procs] == [0] * 8
     with store.Store.existing(db) as s:
         assert len(s.runs("matmul")) == 160
+
+
+def test_a_new_database_and_its_journal_are_readable_by_the_owner_only(tmp_path):
+    import stat
+    path = tmp_path / "class" / "results.sqlite3"
+    with store.Store.open(path) as s:
+        s.record(grade_report(), "alice", tmp_path / "a.cu", "x", secret_seed=True)
+        for file in [path, path.with_name(path.name + "-wal")]:
+            assert file.exists() and stat.S_IMODE(file.stat().st_mode) & 0o077 == 0, oct(file.stat().st_mode)

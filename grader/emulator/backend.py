@@ -230,9 +230,11 @@ def _emulator_gap(failed: build.BuildResult) -> build.BuildResult:
 
 
 def encode_command(command: dict) -> str:
-    """The runtime's line protocol: `call ORDER N ARG...` with p<shm>@<offset>, i<int>, f<float>."""
-    if command["op"] == "exit":
-        return "exit"
+    """The runtime's line protocol: `ID call ORDER N ARG...` with p<shm>@<offset>, i<int>, f<float>
+    (ID: the request's id, which the answer repeats), `ID ping`, `ID exit`."""
+    request = str(int(command.get("id", 0)))
+    if command["op"] in ("exit", "ping"):
+        return f"{request} {command['op']}"
     if command["op"] != "call":
         raise ValueError(f"the emulator cannot {command['op']!r}: it reports correctness only")
     args = []
@@ -243,7 +245,7 @@ def encode_command(command: dict) -> str:
             args.append(f"i{int(arg['int'])}")
         else:
             args.append(f"f{float(arg['float'])!r}")
-    return " ".join(["call", command.get("order", "forward"), str(len(args)), *args])
+    return " ".join([request, "call", command.get("order", "forward"), str(len(args)), *args])
 
 
 def _unit(translated: str, display_path: str, challenge: Challenge) -> str:

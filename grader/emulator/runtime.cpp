@@ -1023,8 +1023,12 @@ std::string json_string(const std::string& text) {
     return out + "\"";
 }
 
-void reply(const std::string& line) {
-    std::string text = line + "\n";
+// The request being answered: every answer names it (the grader draws it at random per request), so
+// a line the submission writes into the results pipe is told apart from the runtime's answer.
+unsigned long long g_request_id = 0;
+
+void reply(const std::string& line) {  // line is one JSON object: "{...}"
+    std::string text = emu::format("{\"id\": %llu, ", g_request_id) + line.substr(1) + "\n";
     write_all(g_results_fd, text.data(), text.size());
 }
 
@@ -1201,9 +1205,16 @@ int main(int argc, char** argv) {
     reply("{\"ok\": true, \"ready\": true}");
     std::vector<char> line(1 << 16);
     while (std::fgets(line.data(), static_cast<int>(line.size()), commands)) {
-        if (std::strncmp(line.data(), "exit", 4) == 0) break;
-        if (std::strncmp(line.data(), "call", 4) == 0) {
-            std::string answer = handle_call(line.data());
+        char* command = nullptr;  // "ID OP ...": the request's id, then the command
+        g_request_id = std::strtoull(line.data(), &command, 10);
+        while (*command == ' ') ++command;
+        if (std::strncmp(command, "exit", 4) == 0) break;
+        if (std::strncmp(command, "ping", 4) == 0) {  // the grader's last request: nothing may be left unread
+            reply("{\"ok\": true, \"pong\": true}");
+            continue;
+        }
+        if (std::strncmp(command, "call", 4) == 0) {
+            std::string answer = handle_call(command);
             std::fflush(stdout);  // the grader shows what the submission printed
             reply(answer);
         } else {

@@ -1,0 +1,121 @@
+"""The worker's channel, grader side: what a worker may answer, checked field by field on arrival.
+
+The worker runs the submission in its own process, so every byte on its results pipe may have been
+written by the submission (the pipe's descriptor is on the worker's command line). An answer is
+therefore parsed like any untrusted input: one JSON object per line, at most MAX_LINE_BYTES, with
+exactly the fields its request allows, each of the right type and range. Anything else raises
+`Malformed`, which the grader turns into the submission's RUNTIME_ERROR, never its own exception.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+MAX_LINE_BYTES = 1 << 20
+MAX_TEXT_CHARS = 64 * 1024
+MAX_ITEMS = 100_000
+
+
+class Malformed(ValueError):
+    """An answer that is not one the worker could have sent: the message says what is wrong."""
+
+
+Check = Callable[[Any], bool]
+
+
+def _finite_at_least(low: float, exclusive: bool = False) -> Check:
+    def check(value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return False
+        return value > low if exclusive else value >= low
+    return check
+
+
+def _int_at_least(low: int) -> Check:
+    return lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_TEXT_CHARS
+
+
+def _list_of(item: Check, non_empty: bool = False) -> Check:
+    return lambda value: (isinstance(value, list) and len(value) <= MAX_ITEMS and (bool(value) or not non_empty)
+                          and all(item(v) for v in value))
+
+
+def _is(expected: Any) -> Check:
+    return lambda value: value is expected
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The fields one kind of answer has: all of `required`, any of `optional`, nothing else."""
+
+    required: dict[str, Check]
+    optional: dict[str, Check]
+
+
+_KERNEL = Shape({"name": _text, "line": _int_at_least(0), "barriers": _list_of(_int_at_least(0))},
+                {"shared": lambda v: isinstance(v, bool)})
+
+_SUCCESS = {
+    "start": Shape({"ok": _is(True), "ready": _is(True)}, {"pid": _int_at_least(1)}),
+    "call": Shape({"ok": _is(True), "seconds": _finite_at_least(0.0)},
+                  {"kernels": _list_of(lambda k: _fits(k, _KERNEL) is None),
+                   "threads_left": _int_at_least(1), "libraries_loaded": _list_of(_text)}),
+    "time": Shape({"ok": _is(True), "samples_ms": _list_of(_finite_at_least(0.0, exclusive=True), non_empty=True),
+                   "wall_s": _finite_at_least(0.0)}, {}),
+    "ping": Shape({"ok": _is(True), "pong": _is(True)}, {}),
+}
+
+_FAILURES = (
+    Shape({"ok": _is(False), "cuda_error": _int_at_least(0), "name": _text}, {"message": _text}),
+    Shape({"ok": _is(False), "crash": _text}, {}),
+    Shape({"ok": _is(False), "fault": _text}, {}),
+    Shape({"ok": _is(False), "internal": _text}, {}),
+)
+
+
+def _fits(message: Any, shape: Shape) -> str | None:
+    """None when `message` has exactly the fields of `shape`, each valid; else what is wrong."""
+    if not isinstance(message, dict):
+        return "not a JSON object"
+    missing = sorted(set(shape.required) - set(message))
+    if missing:
+        return f"no field {missing[0]!r}"
+    extra = sorted(set(message) - set(shape.required) - set(shape.optional))
+    if extra:
+        return f"an unexpected field {extra[0][:40]!r}"
+    checks = {**shape.required, **shape.optional}
+    bad = [name for name, value in message.items() if not checks[name](value)]
+    return f"an invalid value in field {bad[0]!r}" if bad else None
+
+
+def parse(line: bytes, op: str, request_id: int = 0) -> dict:
+    """The worker's answer to request `request_id` of kind `op` ("start", "call", "time" or "ping"),
+    checked; raises Malformed. The id is drawn at random per request and repeated in the answer, so
+    a line the submission writes into the pipe is not taken for the answer (short of it reading the
+    worker's memory)."""
+    if len(line) > MAX_LINE_BYTES:
+        raise Malformed(f"an answer of {len(line)} bytes (the limit is {MAX_LINE_BYTES})")
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise Malformed("an answer that is not JSON") from None
+    if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
+        raise Malformed("an answer without a true or false 'ok'")
+    answered = message.pop("id", None)
+    if type(answered) is not int or answered != request_id:
+        raise Malformed("an answer that does not name the request it answers")
+    if message["ok"]:
+        problem = _fits(message, _SUCCESS[op])
+    else:
+        problems = [_fits(message, shape) for shape in _FAILURES]
+        problem = None if None in problems else "a failure report of no known kind"
+    if problem:
+        raise Malformed(f"an answer to '{op}' with {problem}" if message["ok"] else problem)
+    return message
