@@ -120,14 +120,18 @@ class EmulatorBackend:
     def _compile(self, unit: str, work: Path, runtime: Path, display_path: str, challenge: Challenge) -> build.BuildResult:
         source = work / "submission.cpp"
         source.write_text(unit)
-        command = (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-include", "cuda_emu.h", "-x", "c++", source.name,
-                   "-x", "none", str(runtime), "-o", EXECUTABLE, "-lrt")
+        command = self._link_command(source.name, runtime)
         tool = build.run_tool(command, work, challenge.limits.compile_s)
         result = build.compiled(tool, command, work, source, display_path, challenge.entry, challenge.prototype(),
                                 challenge.limits.compile_s)
         if result.status is not build.BuildStatus.OK:
             return result
         return dataclasses.replace(result, artifact=work / EXECUTABLE)
+
+    def _link_command(self, source_name: str, runtime: Path) -> tuple[str, ...]:
+        """g++ on a translated unit (the compatibility header forced in), linked with the runtime."""
+        return (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-include", "cuda_emu.h", "-x", "c++", source_name,
+                "-x", "none", str(runtime), "-o", EXECUTABLE, "-lrt")
 
     def _runtime_object(self, cache_dir: Path | None, timeout_s: float) -> Path | build.BuildResult:
         """The runtime, compiled once per runtime source and compiler."""
@@ -192,8 +196,7 @@ class EmulatorBackend:
         unit = f'#line 1 "{CALIBRATION.name}"\n' + translate(CALIBRATION.read_text()).text
         key = "emu-calibrate-" + hashlib.sha256(json.dumps([unit, self.cxx_version, CXX_FLAGS, _runtime_hash()])
                                                 .encode()).hexdigest()[:24]
-        command = (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-include", "cuda_emu.h", "-x", "c++", "calibrate.cpp",
-                   "-x", "none", str(runtime), "-o", EXECUTABLE, "-lrt")
+        command = self._link_command("calibrate.cpp", runtime)
 
         def compile_in(work: Path) -> build.BuildResult:
             (work / "calibrate.cpp").write_text(unit)
