@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from grader import case as cases
-from grader import spec
+from grader import source as sources, spec
 from grader.emulator.backend import EmulatorBackend
 from grader.spec import Shape
 
@@ -31,7 +31,7 @@ SHAPE = Shape({"M": 256, "N": 256, "K": 256}, "256^3")
 
 
 def kernel_seconds(path: Path, challenge, backend, cache: Path, order: str, calls: int = 7) -> float:
-    built = backend.build(path, path.name, challenge, cache)
+    built = backend.build(sources.read(path), challenge, cache)
     assert built.artifact, built.message
     case = cases.prepare(challenge, SHAPE, np.random.default_rng(1), backend)
     times = []

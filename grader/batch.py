@@ -1,26 +1,41 @@
 """Batch grading: every submission in a folder, resumable, each run stored as soon as it is graded.
 
 A submission is either `NAME.cu` directly in the folder, or a folder `NAME/` holding one `.cu` file
-(or several, of which `solution.cu`, `mine.cu` or `main.cu` is taken). A student's source graded
-before (same hash, grader version and GPU, with the secret seed) is skipped, so a batch that was
-stopped resumes where it stopped.
+(or several, of which `solution.cu`, `mine.cu` or `main.cu` is taken, in that order). Everything else
+in the folder is skipped and said why, since a teacher otherwise finds out which student was left out
+only when the student asks: other files, folders without a `.cu` file to take, folders inside a
+student's folder, and symbolic links, which are never followed (a student's link could point anywhere
+on the grading machine). Names starting with "." are ignored silently.
+
+A student's source graded before (same hash, grader version and GPU, with the secret seed) is skipped,
+so a batch that was stopped resumes where it stopped. A batch never stops on one student's file: if
+the grader itself fails on it, the failure is recorded against that student and the batch goes on.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import time
+import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from rich.markup import escape
+
 from grader import __version__, pipeline
-from grader.errors import UsageError
+from grader.errors import GraderError, UsageError
+from grader.inert import visible
 from grader.results import GradeReport, Mode
+from grader import source as sources
 from grader.store import Store, source_hash
+from grader.verdict import Verdict
 
 PREFERRED = ("solution.cu", "mine.cu", "main.cu")
+SHOWN_NAMES = 5
+"""At most this many file names are listed in one skip reason."""
 
 
 @dataclass(frozen=True)
@@ -29,30 +44,126 @@ class Submission:
     path: Path
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of the batch folder (or of a student's folder) that is not graded, and why."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    folder: Path
+    submissions: tuple[Submission, ...]
+    skipped: tuple[Skipped, ...]
+
+    def require_submissions(self) -> tuple[Submission, ...]:
+        """The submissions, or a UsageError when there are none. Separate from `discover` so the caller
+        can show the skipped entries first: they usually say why nothing was found."""
+        if not self.submissions:
+            raise UsageError(f"no submissions in {self.folder}",
+                             hint="expected NAME.cu files, or NAME/ folders with one .cu file")
+        return self.submissions
+
+
+@dataclass(frozen=True)
+class GraderFailure:
+    """The grader itself failed on one submission (a grader bug, not a verdict on the student's code)."""
+
+    user: str
+    path: Path
+    error: str
+    """The exception's type and message."""
+    traceback: str
+
+
 @dataclass
 class Summary:
     graded: int = 0
     skipped: int = 0
+    """Submissions graded before, in an earlier run of the batch."""
     verdicts: Counter = field(default_factory=Counter)
     fastest: tuple[str, float] | None = None
     """(user, geometric-mean median ms) of the fastest accepted submission graded now."""
+    failures: list[GraderFailure] = field(default_factory=list)
+    """Submissions the grader failed on; each is also recorded as RUNTIME_ERROR, saying so."""
 
 
-def discover(folder: Path) -> list[Submission]:
+SYMLINK = "a symbolic link: submissions must be regular files (links are not followed)"
+NOT_REGULAR = "not a regular file or folder"
+
+
+def discover(folder: Path) -> Discovery:
+    """Every submission in `folder`, and every entry skipped with its reason (see the module docstring)."""
     if not folder.is_dir():
         raise UsageError(f"{folder} is not a folder", hint="pass the folder that holds one .cu file or folder per student")
-    found = []
-    for entry in sorted(folder.iterdir()):
-        if entry.is_file() and entry.suffix == ".cu":
-            found.append(Submission(entry.stem, entry))
+    submissions: list[Submission] = []
+    skipped: list[Skipped] = []
+    for entry in _visible_entries(folder, skipped) or ():
+        if entry.is_symlink():
+            skipped.append(Skipped(entry, SYMLINK))
         elif entry.is_dir():
-            sources = sorted(entry.glob("*.cu"))
-            chosen = next((s for s in sources if s.name in PREFERRED), sources[0] if len(sources) == 1 else None)
-            if chosen:
-                found.append(Submission(entry.name, chosen))
-    if not found:
-        raise UsageError(f"no submissions in {folder}", hint="expected NAME.cu files, or NAME/ folders with one .cu file")
-    return found
+            chosen = _from_student_folder(entry, skipped)
+            if chosen is not None:
+                submissions.append(Submission(entry.name, chosen))
+        elif not entry.is_file():
+            skipped.append(Skipped(entry, NOT_REGULAR))
+        elif entry.suffix == ".cu":
+            submissions.append(Submission(entry.stem, entry))
+        else:
+            skipped.append(Skipped(entry, "not a .cu file"))
+    return Discovery(folder, tuple(submissions), tuple(skipped))
+
+
+def _visible_entries(folder: Path, skipped: list[Skipped]) -> list[Path] | None:
+    """The folder's entries in name order, without hidden ones; None (and the folder skipped) when it
+    cannot be listed."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as error:
+        skipped.append(Skipped(folder, f"cannot be read: {error.strerror}"))
+        return None
+    return [e for e in entries if not e.name.startswith(".")]
+
+
+def _from_student_folder(folder: Path, skipped: list[Skipped]) -> Path | None:
+    """The .cu file to grade in a student's folder, or None; whatever is not taken goes into `skipped`.
+    Only regular .cu files directly in the folder count; other files (notes, headers) are ignored."""
+    entries = _visible_entries(folder, skipped)
+    if entries is None:
+        return None
+    sources: list[Path] = []
+    for entry in entries:
+        if entry.is_symlink():
+            if entry.suffix == ".cu":
+                skipped.append(Skipped(entry, SYMLINK))
+        elif entry.is_dir():
+            skipped.append(Skipped(entry, f"a folder inside {folder.name}/: only .cu files directly in a "
+                                          "student's folder are graded"))
+        elif entry.suffix == ".cu":
+            if entry.is_file():
+                sources.append(entry)
+            else:
+                skipped.append(Skipped(entry, NOT_REGULAR))
+    if len(sources) == 1:
+        return sources[0]
+    chosen = next((s for name in PREFERRED for s in sources if s.name == name), None)
+    if chosen is None:
+        skipped.append(Skipped(folder, _no_choice(sources)))
+        return None
+    for source in sources:
+        if source != chosen:
+            skipped.append(Skipped(source, f"not graded: {chosen.name} is the one taken from this folder"))
+    return chosen
+
+
+def _no_choice(sources: list[Path]) -> str:
+    if not sources:
+        return "no .cu file"
+    names = ", ".join(s.name for s in sources[:SHOWN_NAMES]) + (", …" if len(sources) > SHOWN_NAMES else "")
+    return (f"{len(sources)} .cu files ({names}) and none named {', '.join(PREFERRED[:-1])} or {PREFERRED[-1]}: "
+            f"keep one, or name the one to grade {PREFERRED[0]}")
 
 
 def secret_seed(db_path: Path) -> int:
@@ -68,7 +179,7 @@ def secret_seed(db_path: Path) -> int:
     return seed
 
 
-def grade_all(submissions: list[Submission], challenge, backend, store: Store, options: pipeline.Options,
+def grade_all(submissions, challenge, backend, store: Store, options: pipeline.Options,
               progress=None, finish: Callable[[GradeReport], GradeReport] | None = None) -> Summary:
     """Grade and store each submission not graded before; `finish` adds placement, where there is a ladder."""
     summary = Summary()
@@ -77,17 +188,66 @@ def grade_all(submissions: list[Submission], challenge, backend, store: Store, o
         progress.stage("grading submissions", total=len(submissions))
     for sub in submissions:
         if progress:
-            progress.advance(sub.user)
-        text = sub.path.read_text(errors="replace")
+            # the progress bar reads rich markup, and a folder named "[/]" would end the batch
+            progress.advance(escape(visible(sub.user)))
+        text = _source_text(sub.path)
         if store.already_graded(sub.user, challenge.slug, source_hash(text), __version__, gpu, secret=True):
             summary.skipped += 1
             continue
-        report = pipeline.grade(sub.path, f"{sub.user}/{sub.path.name}", challenge, backend, options)
-        if finish is not None and report.accepted:
-            report = finish(report)
+        report, failure = _grade_one(sub, challenge, backend, options, finish)
+        if failure is not None:
+            summary.failures.append(failure)
         store.record(report, sub.user, sub.path, text, secret_seed=True)
         _count(summary, sub.user, report)
     return summary
+
+
+def _source_text(path: Path) -> str:
+    """The source as stored: read as the grader reads it (no links followed, at most the size cap);
+    "" when it cannot be read, in which case grading it fails and the report says why."""
+    try:
+        return sources.read(path).text
+    except sources.SourceError:
+        return ""
+
+
+def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options,
+               finish: Callable[[GradeReport], GradeReport] | None) -> tuple[GradeReport, GraderFailure | None]:
+    """One submission's report. An unexpected exception is caught and becomes that student's report, so
+    the rest of the class is still graded. A GraderError is not caught: a broken challenge (a SpecError
+    from reference.py), a missing compiler or a database error would fail every student the same way,
+    and recording it against each would blame them for it. KeyboardInterrupt is not caught either."""
+    display = f"{sub.user}/{sub.path.name}"
+    started = time.perf_counter()
+    try:
+        report = pipeline.grade(sub.path, display, challenge, backend, options)
+        if finish is not None and report.accepted:
+            report = finish(report)
+        return report, None
+    except GraderError:
+        raise
+    except Exception as error:
+        failure = GraderFailure(sub.user, sub.path, _describe(error), traceback.format_exc())
+        return _failure_report(display, challenge, backend, options, failure, time.perf_counter() - started), failure
+
+
+def _describe(error: Exception, limit_chars: int = 300) -> str:
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= limit_chars else text[:limit_chars] + "…"
+
+
+def _failure_report(display: str, challenge, backend, options: pipeline.Options, failure: GraderFailure,
+                    wall_s: float) -> GradeReport:
+    """A report saying the grader failed on this file. RUNTIME_ERROR, the nearest verdict there is, with
+    a message that says it is the grader's failure and not a judgement of the code."""
+    message = (f"the grader failed on this file ({visible(failure.error)}); this is not a judgement of the "
+               "submission: please report it, and grade this file again once the grader is fixed")
+    return GradeReport(
+        submission=display, challenge=challenge.slug, challenge_version=challenge.version,
+        functional_version=challenge.functional_version, performance_version=challenge.performance_version,
+        mode=options.mode, seed=options.seed, verdict=Verdict.RUNTIME_ERROR, message=message, build=None,
+        cases=(), performance=(), environment=backend.environment(), baseline_label=challenge.baseline_label,
+        grader_version=__version__, wall_s=wall_s, kernel_s=0.0, secret=options.secret)
 
 
 def _count(summary: Summary, user: str, report: GradeReport) -> None:

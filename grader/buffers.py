@@ -9,17 +9,21 @@ NaN: a sum that takes one in is still far off.) Outputs start as all-ones bytes 
 never written fails the check.
 
 Two kinds share that logic: `DeviceBuffer` (its own cudaMalloc, shared with the worker process by
-a CUDA IPC handle) and `SharedHostBuffer` (POSIX shared memory, for the CPU emulator's worker).
-The grader reads and writes them only by plain copies and byte fills, so that on the GPU nothing
-makes CuPy compile a kernel; every check runs on host copies.
+a CUDA IPC handle) and `SharedHostBuffer` (a page-aligned piece of a `SharedArena`, anonymous shared
+memory whose descriptor the CPU emulator's worker inherits). The grader reads and writes them only
+by plain copies and byte fills, so that on the GPU nothing makes CuPy compile a kernel; every check
+runs on host copies.
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
+import mmap
+import os
 import secrets
+import weakref
 from dataclasses import dataclass
-from multiprocessing import shared_memory
 from typing import Iterable
 
 import numpy as np
@@ -192,16 +196,314 @@ class DeviceBuffer(GuardedBuffer):
         self.memory = None
 
 
+PAGE_BYTES = mmap.PAGESIZE
+
+
+@dataclass(frozen=True)
+class Extent:
+    """A page-aligned piece of an arena: bytes [start, start + length) of its file."""
+
+    start: int
+    length: int
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
+
+class SharedArena:
+    """Anonymous shared memory (a memfd) that the emulator's buffers are carved from.
+
+    It has no name anywhere (nothing in /dev/shm): only a process holding its descriptor reaches it,
+    that is the grader and the worker that inherits the descriptor when it starts. Buffers are made
+    per case while that worker runs, so they cannot each bring a descriptor of their own; they are
+    page-aligned extents of this one file, which grows (ftruncate) before the grader maps a new
+    extent, and so before the worker, told the extent in its call, maps it too. A released extent
+    has its pages given back (a hole punched) and is carved again by the next case, so the file
+    never outgrows the largest case and holds no memory between cases.
+    """
+
+    def __init__(self) -> None:
+        self.fd = os.memfd_create("grader-buffers", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        # The worker holds the descriptor too. Shrinking the file under the grader's mappings would
+        # kill the grader with SIGBUS on its next read, and a seal against growing or writing would
+        # make the next case's allocation fail: no one may shrink it, nor add seals after these.
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+        self.token = secrets.randbits(62)
+        """Names this arena in worker arguments, so a buffer is never sent to a worker holding another."""
+        self._free: list[Extent] = []  # sorted by start, never touching one another nor the end
+        self._end = 0  # everything at or past this offset is free
+        self._close = weakref.finalize(self, os.close, self.fd)
+
+    @property
+    def closed(self) -> bool:
+        return not self._close.alive
+
+    def allocate(self, nbytes: int) -> Extent:
+        """A page-aligned extent of at least `nbytes`, the file grown to hold it: first fit, else the end."""
+        length = max(PAGE_BYTES, -(-nbytes // PAGE_BYTES) * PAGE_BYTES)
+        for index, free in enumerate(self._free):
+            if free.length >= length:
+                rest = Extent(free.start + length, free.length - length)
+                self._free[index:index + 1] = [rest] if rest.length else []
+                return Extent(free.start, length)
+        extent = Extent(self._end, length)
+        self._end = extent.end
+        self._grow(extent.end)
+        return extent
+
+    def map(self, extent: Extent) -> mmap.mmap:
+        return mmap.mmap(self.fd, extent.length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE,
+                         offset=extent.start)
+
+    def release(self, extent: Extent, mapping: mmap.mmap) -> None:
+        """Give the extent's pages back to the system and its range back to the arena."""
+        mapping.madvise(mmap.MADV_REMOVE)  # punches a hole in the file: every mapping of it reads zeros
+        mapping.close()
+        self._give_back(extent)
+
+    def close(self) -> None:
+        """Close the grader's descriptor; memory still mapped lives until its buffers are freed."""
+        self._close()
+
+    def _grow(self, size: int) -> None:
+        # Never shrink (sealed) and never undo a growth the worker may have made on its own.
+        if os.fstat(self.fd).st_size < size:
+            os.ftruncate(self.fd, size)
+
+    def _give_back(self, extent: Extent) -> None:
+        merged = extent
+        kept = []
+        for free in self._free:
+            if free.end == merged.start or merged.end == free.start:
+                merged = Extent(min(free.start, merged.start), free.length + merged.length)
+            else:
+                kept.append(free)
+        if merged.end == self._end:
+            self._end = merged.start  # the tail is carved again from the end, no entry needed
+        else:
+            kept.append(merged)
+        self._free = sorted(kept, key=lambda e: e.start)
+
+
+class ArenaPerWorker:
+    """Which arena a backend's buffers go to: the one the next worker will be given.
+
+    Each worker gets an arena of its own, so a process the submission left behind (should one outlive
+    its worker) holds only memory no later submission's buffers are in. Buffers made before the worker
+    starts (a case prepared first) go into the arena that worker then takes."""
+
+    def __init__(self) -> None:
+        self._arena: SharedArena | None = None
+        self._given = False
+
+    def for_buffers(self) -> SharedArena:
+        if self._arena is None:
+            self._arena = SharedArena()
+        return self._arena
+
+    def for_worker(self) -> SharedArena:
+        if self._arena is not None and self._given:
+            self._arena.close()  # its worker is done with it; mapped buffers keep their memory till freed
+            self._arena = None
+        arena = self.for_buffers()
+        self._given = True
+        return arena
+
+
 class SharedHostBuffer(GuardedBuffer):
-    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None):
+    """Host memory the emulator's worker maps too: an extent of `arena` (without one, an arena of its
+    own, as in tests that need no worker)."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None,
+                 arena: SharedArena | None = None):
         _, total = padded_bytes(shape, dtype)
-        self.shm = shared_memory.SharedMemory(create=True, size=total)
-        self._bytes = np.ndarray((total,), np.uint8, buffer=self.shm.buf)
+        self._own_arena = arena is None
+        self.arena = arena or SharedArena()
+        self.extent = self.arena.allocate(total)
+        self._mapping = self.arena.map(self.extent)
+        self._bytes = np.ndarray((total,), np.uint8, buffer=self._mapping)
         super().__init__(name, shape, dtype, guard_word)
         self.data = self.to_host()
 
+    @property
+    def raw(self) -> memoryview:
+        """The whole allocation, guards included, as a stray pointer in the submission sees it."""
+        return memoryview(self._mapping)[:self.total_bytes]
+
     def worker_arg(self) -> dict:
-        return {"shm": "/" + self.shm.name.lstrip("/"), "offset": GUARD_BYTES}
+        handle = bytes(self.cp.cuda.runtime.ipcGetMemHandle(self.memory.ptr)).hex()
+        return {"ipc": handle, "offset": GUARD_BYTES}
+
+    def _pointer(self, offset: int):
+        return self.cp.cuda.MemoryPointer(self.memory, offset)
+
+    def _write(self, offset: int, host: np.ndarray) -> None:
+        self._pointer(offset).copy_from_host(_host_pointer(host), host.nbytes)
+
+    def _read(self, offset: int, nbytes: int) -> np.ndarray:
+        out = host_empty(self.cp, nbytes)
+        if nbytes:
+            self._pointer(offset).copy_to_host(_host_pointer(out), nbytes)
+        return out
+
+    def _fill(self, offset: int, nbytes: int, byte: int) -> None:
+        if nbytes:
+            self._pointer(offset).memset(byte, nbytes)
+
+    def free(self) -> None:
+        super().free()
+        self.memory = None
+
+
+PAGE_BYTES = mmap.PAGESIZE
+
+
+@dataclass(frozen=True)
+class Extent:
+    """A page-aligned piece of an arena: bytes [start, start + length) of its file."""
+
+    start: int
+    length: int
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
+
+class SharedArena:
+    """Anonymous shared memory (a memfd) that the emulator's buffers are carved from.
+
+    It has no name anywhere (nothing in /dev/shm): only a process holding its descriptor reaches it,
+    that is the grader and the worker that inherits the descriptor when it starts. Buffers are made
+    per case while that worker runs, so they cannot each bring a descriptor of their own; they are
+    page-aligned extents of this one file, which grows (ftruncate) before the grader maps a new
+    extent, and so before the worker, told the extent in its call, maps it too. A released extent
+    has its pages given back (a hole punched) and is carved again by the next case, so the file
+    never outgrows the largest case and holds no memory between cases.
+    """
+
+    def __init__(self) -> None:
+        self.fd = os.memfd_create("grader-buffers", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        # The worker holds the descriptor too. Shrinking the file under the grader's mappings would
+        # kill the grader with SIGBUS on its next read, and a seal against growing or writing would
+        # make the next case's allocation fail: no one may shrink it, nor add seals after these.
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
+        self.token = secrets.randbits(62)
+        """Names this arena in worker arguments, so a buffer is never sent to a worker holding another."""
+        self._free: list[Extent] = []  # sorted by start, never touching one another nor the end
+        self._end = 0  # everything at or past this offset is free
+        self._close = weakref.finalize(self, os.close, self.fd)
+
+    @property
+    def closed(self) -> bool:
+        return not self._close.alive
+
+    def allocate(self, nbytes: int) -> Extent:
+        """A page-aligned extent of at least `nbytes`, the file grown to hold it: first fit, else the end."""
+        length = max(PAGE_BYTES, -(-nbytes // PAGE_BYTES) * PAGE_BYTES)
+        for index, free in enumerate(self._free):
+            if free.length >= length:
+                rest = Extent(free.start + length, free.length - length)
+                self._free[index:index + 1] = [rest] if rest.length else []
+                return Extent(free.start, length)
+        extent = Extent(self._end, length)
+        self._end = extent.end
+        self._grow(extent.end)
+        return extent
+
+    def map(self, extent: Extent) -> mmap.mmap:
+        return mmap.mmap(self.fd, extent.length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE,
+                         offset=extent.start)
+
+    def release(self, extent: Extent, mapping: mmap.mmap) -> None:
+        """Give the extent's pages back to the system and its range back to the arena."""
+        mapping.madvise(mmap.MADV_REMOVE)  # punches a hole in the file: every mapping of it reads zeros
+        mapping.close()
+        self._give_back(extent)
+
+    def close(self) -> None:
+        """Close the grader's descriptor; memory still mapped lives until its buffers are freed."""
+        self._close()
+
+    def _grow(self, size: int) -> None:
+        # Never shrink (sealed) and never undo a growth the worker may have made on its own.
+        if os.fstat(self.fd).st_size < size:
+            os.ftruncate(self.fd, size)
+
+    def _give_back(self, extent: Extent) -> None:
+        merged = extent
+        kept = []
+        for free in self._free:
+            if free.end == merged.start or merged.end == free.start:
+                merged = Extent(min(free.start, merged.start), free.length + merged.length)
+            else:
+                kept.append(free)
+        if merged.end == self._end:
+            self._end = merged.start  # the tail is carved again from the end, no entry needed
+        else:
+            kept.append(merged)
+        self._free = sorted(kept, key=lambda e: e.start)
+
+
+class ArenaPerWorker:
+    """Which arena a backend's buffers go to: the one the next worker will be given.
+
+    Each worker gets an arena of its own, so a process the submission left behind (should one outlive
+    its worker) holds only memory no later submission's buffers are in. Buffers made before the worker
+    starts (a case prepared first) go into the arena that worker then takes."""
+
+    def __init__(self) -> None:
+        self._arena: SharedArena | None = None
+        self._given = False
+
+    def for_buffers(self) -> SharedArena:
+        if self._arena is None:
+            self._arena = SharedArena()
+        return self._arena
+
+    def for_worker(self) -> SharedArena:
+        if self._arena is not None and self._given:
+            self._arena.close()  # its worker is done with it; mapped buffers keep their memory till freed
+            self._arena = None
+        arena = self.for_buffers()
+        self._given = True
+        return arena
+
+
+class SharedHostBuffer(GuardedBuffer):
+    """Host memory the emulator's worker maps too: an extent of `arena` (without one, an arena of its
+    own, as in tests that need no worker)."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None,
+                 arena: SharedArena | None = None):
+        _, total = padded_bytes(shape, dtype)
+        self._own_arena = arena is None
+        self.arena = arena or SharedArena()
+        self.extent = self.arena.allocate(total)
+        self._mapping = self.arena.map(self.extent)
+        self._bytes = np.ndarray((total,), np.uint8, buffer=self._mapping)
+        super().__init__(name, shape, dtype, guard_word)
+        self.data = self.to_host()
+
+    @property
+    def raw(self) -> memoryview:
+        """The whole allocation, guards included, as a stray pointer in the submission sees it."""
+        return memoryview(self._mapping)[:self.total_bytes]
+
+    @property
+    def shm(self) -> "SharedHostBuffer":
+        """The old name of this buffer's memory (`buffer.shm.buf`), kept for tests written against POSIX
+        shared memory; use `raw`."""
+        return self
+
+    @property
+    def buf(self) -> memoryview:
+        return self.raw
+
+    def worker_arg(self) -> dict:
+        return {"arena": self.arena.token, "start": self.extent.start, "length": self.extent.length,
+                "offset": GUARD_BYTES}
 
     def _write(self, offset: int, host: np.ndarray) -> None:
         self._bytes[offset:offset + host.nbytes] = host.reshape(-1).view(np.uint8)
@@ -215,7 +517,8 @@ class SharedHostBuffer(GuardedBuffer):
     def free(self) -> None:
         super().free()
         self._bytes = None
-        if self.shm is not None:
-            self.shm.close()
-            self.shm.unlink()
-            self.shm = None
+        if self._mapping is not None:
+            self.arena.release(self.extent, self._mapping)
+            self._mapping = None
+            if self._own_arena:
+                self.arena.close()

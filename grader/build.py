@@ -1,5 +1,11 @@
 """The build stage: nvcc turns a submission into a shared library, cached by content.
 
+Every compile runs boxed (see sandbox.py): the compiler sees the read-only system and toolchain, a
+private build folder holding the grader's copy of the submission, and nothing of the grader's home,
+cache, database or the student's folder, so an `#include` or `.incbin` of any of them fails as "no
+such file". The cache is written only by the grader, from the box's output: each artifact is copied
+out as a regular file, its hash recorded at publish and checked at every load.
+
 The translation unit is the user's file behind a `#line` directive, so every diagnostic names the
 user's own path, followed by a grader epilogue that (1) re-declares the entry point with the
 challenge's exact prototype, so a different signature or missing `extern "C"` fails at compile
@@ -19,19 +25,26 @@ import re
 import shutil
 import signal
 import subprocess
+import select
+import stat
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import sandbox as boxes
 from grader.errors import BackendUnavailable
+from grader.source import Source
 
-BUILD_FORMAT = 1  # bump when the epilogue or the flags change meaning
+BUILD_FORMAT = 2  # bump when the epilogue or the flags change meaning
 EPILOGUE_NAME = "grader-epilogue.cu"
 SYNC_SYMBOL = "grader_sync_device"
 ERROR_NAME_SYMBOL = "grader_error_name"
 LIBRARY_NAME = "solution.so"
 BASE_FLAGS = ("-O3", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-Xlinker", "-z,defs")
+MAX_LOG_BYTES = 256 << 10
+"""Compiler output kept per compile; the rest is counted and dropped (a flood of warnings)."""
+META_FILE = "build.json"
 
 
 class BuildStatus(enum.Enum):
@@ -86,15 +99,19 @@ class BuildResult:
 
 @dataclass(frozen=True)
 class BuildRequest:
-    source: Path
-    display_path: str
-    """How the user named the file; diagnostics point here."""
+    source: Source
     prototype: str
     entry: str
     toolchain: Toolchain
     cache_dir: Path | None
     timeout_s: float
+    box: boxes.Sandbox | None = None
+    """The compile's box; None: no bubblewrap, but the limits and the clean environment still apply."""
     extra_flags: tuple[str, ...] = field(default=())
+
+    @property
+    def display_path(self) -> str:
+        return self.source.display_path
 
 
 # --------------------------------------------------------------------------- toolchain
@@ -150,9 +167,14 @@ extern "C" __attribute__((visibility("default"))) const char* {ERROR_NAME_SYMBOL
 """
 
 
+def line_name(display_path: str) -> str:
+    """The file name a `#line` directive can carry: quotes, backslashes and control characters (a
+    newline would end the directive) become `?`; `compiled` maps it back in the compiler's output."""
+    return "".join("?" if c in '"\\' or not c.isprintable() else c for c in display_path)
+
+
 def translation_unit(source_text: str, display_path: str, prototype: str) -> str:
-    quoted = display_path.replace("\\", "\\\\").replace('"', '\\"')
-    return f'#line 1 "{quoted}"\n{source_text}\n{epilogue(prototype)}'
+    return f'#line 1 "{line_name(display_path)}"\n{source_text}\n{epilogue(prototype)}'
 
 
 def cache_key(unit: str, request: BuildRequest) -> str:
@@ -164,33 +186,27 @@ def cache_key(unit: str, request: BuildRequest) -> str:
 
 
 def build(request: BuildRequest) -> BuildResult:
-    try:
-        source_text = request.source.read_text(errors="replace")
-    except OSError as exc:
-        return unreadable(request.display_path, exc)
-    unit = translation_unit(source_text, request.display_path, request.prototype)
+    unit = translation_unit(request.source.text, request.display_path, request.prototype)
     command = (str(request.toolchain.nvcc), *BASE_FLAGS, *request.toolchain.arch_flags, *request.extra_flags,
                "-o", LIBRARY_NAME, "submission.cu")
     return cached_build(request.cache_dir, cache_key(unit, request), LIBRARY_NAME,
                         lambda work: _compile(unit, work, command, request))
 
 
-def unreadable(display_path: str, exc: OSError) -> BuildResult:
-    return BuildResult(BuildStatus.COMPILE_ERROR, f"cannot read {display_path}: {exc.strerror}")
-
-
 def cached_build(cache_dir: Path | None, key: str, artifact: str, compile_in) -> BuildResult:
-    """Return the cached build for `key`, or run `compile_in(work_dir)` and publish its artifact."""
+    """Return the cached build for `key`, or run `compile_in(work_dir)` in a private folder outside
+    the cache and publish its artifact. A cached entry whose artifact no longer has the hash recorded
+    when it was published is dropped and built again."""
     cache_root = cache_dir or Path(tempfile.mkdtemp(prefix="grader-build-"))
     final = cache_root / "builds" / key
-    if (final / artifact).is_file():
-        return _cached(final, artifact)
-    work = Path(tempfile.mkdtemp(prefix=".tmp-", dir=_ensure_dir(cache_root / "builds")))
-    result = compile_in(work)
-    if result.status is not BuildStatus.OK:
-        shutil.rmtree(work, ignore_errors=True)
-        return result
-    return _publish(work, final, result, artifact)
+    cached = _cached(final, artifact)
+    if cached is not None:
+        return cached
+    with tempfile.TemporaryDirectory(prefix="grader-compile-") as work:
+        result = compile_in(Path(work))
+        if result.status is not BuildStatus.OK:
+            return dataclasses.replace(result, artifact=None)
+        return _publish(result, final, artifact)
 
 
 def _ensure_dir(path: Path) -> Path:
@@ -206,18 +222,60 @@ class ToolRun:
     seconds: float
 
 
-def run_tool(command: tuple[str, ...], cwd: Path, timeout_s: float) -> ToolRun:
-    """Run a compiler in its own process group, so a timeout kills everything it started."""
+def run_tool(command: tuple[str, ...], work: Path, timeout_s: float, box: boxes.Sandbox | None = None,
+             visible: tuple[Path, ...] = ()) -> ToolRun:
+    """Run a compiler boxed in `work` (its only writable folder; `visible` are shown read-only), in
+    its own process group and pids cgroup so a timeout kills everything it started, with a clean
+    environment, hard limits, and its temporaries in a private /tmp (or, unboxed, in `work`)."""
+    limits = boxes.compile_limits(timeout_s)
+    box = dataclasses.replace(box or boxes.make(boxes.SandboxMode.OFF, []), limits=limits, share_pid=False)
+    home = "/tmp" if box.active else str(_ensure_dir(work / ".tmp"))
+    cap = boxes.ProcessCap.create(limits.processes)
+
+    def confine() -> None:  # in the child, before exec
+        limits.apply()
+        cap.join()
+
+    argv = box.wrap(list(command), list(visible), writable=[work], chdir=work)
     started = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace", cwd=cwd, start_new_session=True)
     try:
-        log, _ = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return ToolRun(None, "", time.perf_counter() - started)
-    return ToolRun(proc.returncode, log, time.perf_counter() - started)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                cwd=work, start_new_session=True, env=boxes.clean_environment(home=home),
+                                preexec_fn=confine)
+        log, finished = _capped_output(proc, started + timeout_s)
+        if not finished:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        cap.remove()
+    returncode = proc.returncode if finished else None
+    return ToolRun(returncode, log, time.perf_counter() - started)
+
+
+def _capped_output(proc: subprocess.Popen, deadline: float) -> tuple[str, bool]:
+    """The tool's output (its first MAX_LOG_BYTES), and whether it finished before the deadline."""
+    kept, dropped = bytearray(), 0
+    fd = proc.stdout.fileno()
+    try:
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return _log_text(kept, dropped), False
+            if not select.select([fd], [], [], left)[0]:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return _log_text(kept, dropped), True
+            room = MAX_LOG_BYTES - len(kept)
+            kept += chunk[:room]
+            dropped += max(0, len(chunk) - room)
+    finally:
+        proc.stdout.close()
+
+
+def _log_text(kept: bytearray, dropped: int) -> str:
+    text = kept.decode(errors="replace")
+    return text + (f"\n[{dropped} more bytes of compiler output not shown]" if dropped else "")
 
 
 def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, display_path: str,
@@ -226,8 +284,14 @@ def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, 
     if tool.returncode is None:
         return BuildResult(BuildStatus.COMPILE_ERROR, f"compilation took longer than {timeout_s:g} s and was stopped",
                            command=command, seconds=tool.seconds)
-    log = tool.log.replace(str(source), display_path).replace(str(work) + os.sep, "")
-    diagnostics = parse_diagnostics(log)
+    if tool.returncode == -signal.SIGXCPU or tool.returncode == 128 + signal.SIGXCPU:
+        return BuildResult(BuildStatus.COMPILE_ERROR, f"compilation used more than {timeout_s:g} s of CPU time and "
+                           "was stopped", log=tool.log, command=command, seconds=tool.seconds)
+    shown_as = line_name(display_path)
+    log = tool.log.replace(str(source), shown_as).replace(str(work) + os.sep, "")
+    diagnostics = tuple(dataclasses.replace(d, path=display_path) if d.path == shown_as else d
+                        for d in parse_diagnostics(log))
+    log = log.replace(shown_as, display_path) if shown_as != display_path else log
     if tool.returncode != 0:
         status, message = classify_failure(diagnostics, log, entry, prototype)
         return BuildResult(status, message, diagnostics=diagnostics, log=log, command=command, seconds=tool.seconds)
@@ -237,7 +301,7 @@ def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, 
 def _compile(unit: str, work: Path, command: tuple[str, ...], request: BuildRequest) -> BuildResult:
     source = work / "submission.cu"
     source.write_text(unit)
-    tool = run_tool(command, work, request.timeout_s)
+    tool = run_tool(command, work, request.timeout_s, request.box, toolchain_paths(request.toolchain.nvcc))
     result = compiled(tool, command, work, source, request.display_path, request.entry, request.prototype,
                       request.timeout_s)
     if result.status is not BuildStatus.OK:
@@ -245,23 +309,74 @@ def _compile(unit: str, work: Path, command: tuple[str, ...], request: BuildRequ
     return _check_exports(dataclasses.replace(result, artifact=work / LIBRARY_NAME), request)
 
 
-def _cached(final: Path, artifact: str) -> BuildResult:
-    meta = json.loads((final / "build.json").read_text())
+def toolchain_paths(compiler: Path) -> tuple[Path, ...]:
+    """What a compile must see beside the system: the compiler's installation (two levels up from
+    its binary: /usr/local/cuda-13.0 for nvcc), in case it lives under a hidden folder."""
+    return (Path(compiler).resolve().parent.parent,)
+
+
+def _cached(final: Path, artifact: str) -> BuildResult | None:
+    """The published build, if there is one and its artifact still has the hash recorded at publish."""
+    try:
+        meta = json.loads((final / META_FILE).read_text())
+        intact = meta.get("sha256") == _file_sha256(final / artifact)
+    except (OSError, ValueError):
+        intact = False
+    if not intact:
+        if final.exists():
+            shutil.rmtree(final, ignore_errors=True)  # changed since publish: build again, never load it
+        return None
     diagnostics = tuple(Diagnostic(**d) for d in meta["diagnostics"])
     return BuildResult(BuildStatus.OK, "compiled (cached)", final / artifact, diagnostics, meta["log"],
                        tuple(meta["command"]), meta["seconds"], cached=True, notes=tuple(meta.get("notes", ())))
 
 
-def _publish(work: Path, final: Path, result: BuildResult, artifact: str) -> BuildResult:
-    """Write the metadata, then rename the folder into place: a half-written build is never seen."""
-    meta = {"log": result.log, "command": list(result.command), "seconds": result.seconds,
-            "diagnostics": [d.__dict__ for d in result.diagnostics], "notes": list(result.notes)}
-    (work / "build.json").write_text(json.dumps(meta))
+def _publish(result: BuildResult, final: Path, artifact: str) -> BuildResult:
+    """Copy the box's artifact (a regular file, never followed through a link) into a staging folder
+    of the cache with its hash, then rename the folder into place: a half-written build is never seen."""
+    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=_ensure_dir(final.parent)))
     try:
-        work.rename(final)
+        digest = _copy_regular(result.artifact, staging / artifact)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        return BuildResult(BuildStatus.COMPILE_ERROR, f"the build produced no usable {artifact}: {error}",
+                           log=result.log, command=result.command, seconds=result.seconds)
+    meta = {"log": result.log, "command": list(result.command), "seconds": result.seconds, "sha256": digest,
+            "diagnostics": [d.__dict__ for d in result.diagnostics], "notes": list(result.notes)}
+    (staging / META_FILE).write_text(json.dumps(meta))
+    try:
+        staging.rename(final)
     except OSError:  # another process published the same key first; theirs is identical
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
     return dataclasses.replace(result, artifact=final / artifact)
+
+
+def _copy_regular(source: Path, dest: Path) -> str:
+    """Copy a file the box wrote, refusing anything but a regular file; returns its SHA-256."""
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    digest = hashlib.sha256()
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"the compiler's output {source.name} is not a regular file")
+        with open(dest, "xb") as out:
+            while chunk := os.read(fd, 1 << 20):
+                digest.update(chunk)
+                out.write(chunk)
+    finally:
+        os.close(fd)
+    os.chmod(dest, 0o555)
+    return digest.hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    digest = hashlib.sha256()
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
 
 
 # --------------------------------------------------------------------------- diagnostics

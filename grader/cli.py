@@ -21,7 +21,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grader import __version__, exitcodes, report, sandbox, spec, store
+from grader import __version__, exitcodes, report, sandbox, source, spec, store
 from grader.errors import GraderError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import Mode
@@ -153,9 +153,9 @@ backend_option = click.option("--backend", type=click.Choice(["auto", "cuda", "e
                                                       "the CPU emulator (correctness only).")
 sandbox_option = click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]),
                               default="auto", show_default=True,
-                              help="Run submissions in a bubblewrap sandbox (no network, private /tmp, private "
-                                   "folders hidden). auto: when the machine allows it; required: refuse to grade "
-                                   "without it.")
+                              help="Compile and run submissions in a bubblewrap sandbox (no network, private /tmp, "
+                                   "private folders hidden). auto: when the machine allows it; required: refuse to "
+                                   "grade without it; off: limits only, nothing hidden - for code you trust.")
 db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
                           show_default=True, envvar="GRADER_DB", help="Results database.")
 budget_option = click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
@@ -214,7 +214,8 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
         with store.Store.open(database) as results:
-            run_id = results.record(result, user or getpass.getuser(), file, file.read_text(errors="replace"), False)
+            text = source.read(file).text
+            run_id = results.record(result, user or getpass.getuser(), file, text, False)
         terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
     if as_json:
         click.echo(report.as_json(result))
@@ -223,34 +224,38 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     sys.exit(int(exitcodes.for_verdict(result.verdict)))
 
 
-SNIFF_BYTES = 8192
-"""How much of a file is read to tell text from binary (a NUL byte there: binary, as git and grep decide)."""
-
-
 def check_source(file: Path, slug: str) -> None:
     """Refuse, before anything is built, what cannot be a CUDA source: nvcc would fail on it with a
-    message about the wrong thing (a .py file as host code, an empty file as a missing solve)."""
+    message about the wrong thing (a .py file as host code, an empty file as a missing solve), and
+    what the grader will not read (a symbolic link, a file past the size cap)."""
     example = "pass the path of your .cu file, e.g. solutions/mine.cu"
-    if file.is_dir():
+    if file.is_dir() and not file.is_symlink():
         raise UsageError(f"{file} is a folder, not a .cu file",
                          hint=f"{example}; to grade every submission in a folder, use `grader grade {file}`")
-    if not file.is_file():
-        raise UsageError(f"{file}: no such file", hint=example)
-    if file.suffix != ".cu":
+    if file.suffix != ".cu" and file.is_file():
         raise UsageError(f"{file} is not a CUDA source file: the grader expects a name ending in .cu",
                          hint=f"write the solution in CUDA C++ (`grader init {slug} solutions/mine.cu` writes a "
                               f"starter); if {file.name} is CUDA C++ already, rename it to end in .cu")
     try:
-        with file.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
-    except OSError as error:
-        raise UsageError(f"{file} cannot be read: {error.strerror}", hint="check the file's permissions") from error
-    if not head.strip() and len(head) < SNIFF_BYTES:
-        raise UsageError(f"{file} is empty", hint=f"write your solve there; `grader init {slug} {file} --force` "
-                                                  "fills it with the starter")
-    if b"\0" in head:
-        raise UsageError(f"{file} is not a text file (it holds NUL bytes): the grader expects CUDA source",
-                         hint=f"{example}, not a compiled library or object file")
+        source.read(file)
+    except source.SourceError as error:
+        hint = f"`grader init {slug} {file} --force` fills it with the starter" if error.problem is \
+            source.Problem.EMPTY else error.hint
+        raise UsageError(error.message, hint=hint) from error
+
+
+def check_memory(challenge: spec.Challenge, backend) -> None:
+    """A SpecError when a shape of the challenge cannot fit the memory the backend's buffers live in:
+    the GPU's own memory for the CUDA backend, the host's physical memory for the emulator (its buffers
+    are host memory). Asked here rather than of the backends, which know nothing of challenges' sizes."""
+    if backend.name == "cuda":
+        memory, where = backend.info.memory_bytes, f"this GPU ({backend.info.name})"
+    else:
+        try:
+            memory, where = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's memory"
+        except (ValueError, OSError):
+            return  # not known here: the allocator says so, if it comes to that
+    spec.check_fits(challenge, memory, where)
 
 
 def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
@@ -264,6 +269,7 @@ def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challen
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
         chosen = choose_backend(backend, nvcc, terminal, box)
+        check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
         result = pipeline.grade(file, str(file), challenge, chosen, options, progress)
@@ -391,13 +397,19 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
     skipped, so an interrupted batch resumes where it stopped.
     """
     from grader import batch, pipeline
+    from grader.inert import visible
 
     challenge = spec.load(challenges_dir, slug)
-    submissions = batch.discover(folder)
+    found = batch.discover(folder)
+    for skipped in found.skipped:  # the names are the students', so shown inert
+        terminal.err.print(f"skipped {visible(str(skipped.path))}: {visible(skipped.reason)}", style="yellow",
+                           markup=False, highlight=False)
+    submissions = found.require_submissions()
     box = make_box(terminal, sandbox_mode, [cache_dir, folder.resolve(), db.resolve().parent], backend)
-    options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s)
+    options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s, secret=True)
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
         chosen = choose_backend(backend, nvcc, terminal, box)
+        check_memory(challenge, chosen)
 
         def finish(result):
             if result.performance and challenge.levels:
@@ -406,6 +418,12 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
 
         summary = batch.grade_all(submissions, challenge, chosen, results, options, progress, finish)
     report.render_batch_summary(summary, len(submissions), db, terminal.out)
+    for failure in summary.failures:
+        terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
+                           f"as RUNTIME_ERROR for {visible(failure.user)}; please report it", style="red",
+                           markup=False, highlight=False)
+        if click.get_current_context().meta.get(DEBUG_KEY):
+            terminal.err.print(failure.traceback, markup=False, highlight=False, soft_wrap=True)
 
 
 @cli.command()
@@ -417,16 +435,21 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
               show_default=True, help="Output format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of the terminal (html opens from file:// with no network).")
+@click.option("--reveal", is_flag=True,
+              help="Instructor view: show the secret seed and the randomized shapes in the reports (hidden "
+                   "otherwise, as the board is meant for students). Do not publish what it writes.")
 @click.pass_obj
 @handle_errors
 def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, gpu: str | None, fmt: str,
-                output: Path | None) -> None:
-    """The class leaderboard of SLUG: best accepted secret-seed submission per user on one GPU."""
+                output: Path | None, reveal: bool) -> None:
+    """The class leaderboard of SLUG: best accepted secret-seed submission per user on one GPU.
+
+    Its reports hide the secret seed and the randomized shapes drawn from it unless --reveal."""
     from grader import leaderboard as boards
 
     challenge = spec.load(challenges_dir, slug)
     with store.Store.existing(db) as results:
-        data = boards.board(results, challenge, gpu)
+        data = boards.board(results, challenge, gpu, reveal=reveal)
     if fmt == "table" and output is None:
         report.render_leaderboard(data, terminal.out)
         return

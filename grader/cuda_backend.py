@@ -15,6 +15,7 @@ import numpy as np
 
 from grader import build, check, device, run, timing
 from grader.buffers import DeviceBuffer, host_empty
+from grader.source import Source
 from grader.spec import Challenge
 
 
@@ -52,9 +53,9 @@ class CudaBackend:
         return Environment(self.name, self.info.name, self.info.compute_capability, self.info.driver,
                            self.toolchain.version, self.info.fp32_peak_gflops, self.cp.__version__)
 
-    def build(self, source: Path, display_path: str, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
-        return build.build(build.BuildRequest(source, display_path, challenge.prototype(), challenge.entry,
-                                              self.toolchain, cache_dir, challenge.limits.compile_s))
+    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
+        return build.build(build.BuildRequest(source, challenge.prototype(), challenge.entry, self.toolchain,
+                                              cache_dir, challenge.limits.compile_s, self.sandbox))
 
     def call_limit(self, challenge: Challenge, dims: dict, cache_dir: Path | None) -> run.CallLimit:
         return run.CallLimit(challenge.limits.case_s,

@@ -35,7 +35,9 @@ LEVEL_CLASSES = 7
 
 
 def render(board: dict) -> str:
-    """The complete HTML document for a leaderboard (see `grader.leaderboard.board` for its shape)."""
+    """The complete HTML document for a leaderboard (see `grader.leaderboard.board` for its shape). The
+    reports are shown as the board carries them: the board has already hidden a secret run's seed and
+    randomized shapes, unless it was made with `reveal` (then the page says it is the instructor's)."""
     return _env().get_template(TEMPLATE).render(**_view(board))
 
 
@@ -215,6 +217,7 @@ def _view(board: dict) -> dict:
         "generated_at": board.get("generated_at"),
         "baseline_label": _text(board.get("baseline_label")) or "baseline",
         "has_baseline": bool(board.get("baseline_label")),
+        "revealed": board.get("revealed") is True,
         "cases": [_case_header(c) for c in cases],
         "levels": levels,
         "entries": entries,

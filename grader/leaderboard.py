@@ -3,6 +3,10 @@
 Timed runs rank by the geometric mean of their median times over the performance cases; runs
 without timings (the CPU emulator) come after them, earliest first. The board is plain data
 (`board`), rendered by the terminal table, CSV, JSON or the HTML page.
+
+The board is published (to the class, on a web page), so each entry's report is the public view of
+a secret run (grader.results.public_json): no seed, no randomized shapes. `reveal=True` gives the
+reports as stored, for the instructor, who owns the database anyway.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import math
 from collections import Counter
 
 from grader.inert import spreadsheet_cell
+from grader.results import public_json
 from grader.spec import Challenge
 from grader.store import Run, Store
 
@@ -35,7 +40,7 @@ def _rank_key(run: Run) -> tuple:
     return (mean is None, mean if mean is not None else 0.0, run.graded_at, run.id)
 
 
-def board(store: Store, challenge: Challenge, gpu: str | None = None) -> dict:
+def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bool = False) -> dict:
     gpu = choose_gpu(store, challenge, gpu)
     runs = store.runs(challenge.slug, gpu, secret_only=True)
     by_user: dict[str, list[Run]] = {}
@@ -46,11 +51,11 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None) -> dict:
     best.sort(key=_rank_key)
     cases = [s.label() for s in challenge.performance]
     names = {level.number: level.name for level in challenge.levels}
-    entries = [_entry(rank, run, by_user[run.user], names) for rank, run in enumerate(best, 1)]
+    entries = [_entry(rank, run, by_user[run.user], names, reveal) for rank, run in enumerate(best, 1)]
     return {
         "challenge": challenge.slug, "title": challenge.title, "gpu": gpu or "CPU emulator",
         "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "baseline_label": challenge.baseline_label, "cases": cases,
+        "baseline_label": challenge.baseline_label, "cases": cases, "revealed": reveal,
         "levels": [{"level": level.number, "name": level.name} for level in challenge.levels],
         "entries": entries,
         "distribution": {str(k): v for k, v in sorted(Counter(e["level"] for e in entries if e["level"] is not None).items())},
@@ -58,15 +63,21 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None) -> dict:
     }
 
 
-def _entry(rank: int, run: Run, attempts: list[Run], names: dict[int, str]) -> dict:
+def _entry(rank: int, run: Run, attempts: list[Run], names: dict[int, str], reveal: bool) -> dict:
     performance = run.report.get("performance") or []
     first = performance[0] if performance else {}
     return {
         "rank": rank, "user": run.user, "level": run.level, "level_name": names.get(run.level or 0),
         "median_ms": run.medians_ms, "gflops": first.get("gflops"), "percent_of_baseline": first.get("percent_of_baseline"),
         "submitted_at": run.graded_at, "attempts": len(attempts), "submission_id": run.id, "backend": run.backend,
-        "report": run.report,
+        "report": shown_report(run, reveal),
     }
+
+
+def shown_report(run: Run, reveal: bool = False) -> dict:
+    """A stored run's report as it may be shown: a secret run's public view, unless `reveal`. (The
+    board ranks secret runs only; this holds for any run, so an export of practice runs can use it.)"""
+    return public_json(run.report) if run.secret and not reveal else run.report
 
 
 def _attempt(run: Run, cases: list[str]) -> dict:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from grader import __version__, build, case as cases, run
+from grader import __version__, build, case as cases, run, source as sources
 from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
@@ -41,6 +41,9 @@ class Options:
     recheck_after_timing: bool = True
     """Check each performance shape again on fresh inputs after timing, against answers replayed from
     a cache. The ladder turns it off: its levels are the project's own files, not hostile code."""
+    secret: bool = False
+    """`seed` is the class's secret seed (`grader grade`): the report is marked secret, and what
+    students see of it hides the seed and the randomized shapes (grader.results.public)."""
 
 
 class Progress(Protocol):
@@ -72,7 +75,12 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
           progress: Progress | None = None, clock: Callable[[], float] = time.perf_counter) -> GradeReport:
     started = clock()
     state = _Run(challenge, backend, options, progress or NoProgress())
-    built = _build(state, source, display_path)
+    try:
+        text = sources.read(source, display_path)
+    except sources.SourceError as error:
+        built = build.BuildResult(build.BuildStatus.COMPILE_ERROR, f"{error.message} ({error.hint})")
+        return _report(state, display_path, Verdict.COMPILE_ERROR, built.message, built, (), (), clock() - started)
+    built = _build(state, text)
     if built.status is not build.BuildStatus.OK:
         return _report(state, display_path, BUILD_VERDICTS[built.status], built.message, built, (), (),
                        clock() - started)
@@ -101,9 +109,9 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend, option
 # --------------------------------------------------------------------------- build
 
 
-def _build(state: _Run, source: Path, display_path: str) -> build.BuildResult:
+def _build(state: _Run, source: sources.Source) -> build.BuildResult:
     state.progress.stage("compiling")
-    return state.backend.build(source, display_path, state.challenge, state.options.cache_dir)
+    return state.backend.build(source, state.challenge, state.options.cache_dir)
 
 
 # --------------------------------------------------------------------------- correctness
@@ -179,6 +187,8 @@ def _call_failure(reply: run.Reply, limit: run.CallLimit) -> tuple[Verdict, str]
     if reply.outcome is run.Outcome.CUDA_ERROR:
         return Verdict.RUNTIME_ERROR, f"CUDA error: {reply.detail}"
     if reply.outcome is run.Outcome.CRASHED:
+        if reply.detail.startswith("the submission "):  # the emulator's runtime caught it tampering
+            return Verdict.RUNTIME_ERROR, reply.detail
         return Verdict.RUNTIME_ERROR, f"the submission crashed: {reply.detail}"
     if reply.outcome is run.Outcome.MALFORMED:
         return Verdict.RUNTIME_ERROR, reply.detail
@@ -293,4 +303,4 @@ def _report(state: _Run, display_path: str, verdict: Verdict, message: str, buil
     return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version,
                        state.options.mode, state.options.seed, verdict, message, built, tuple(checked),
                        tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
-                       state.kernel_s, output)
+                       state.kernel_s, output, secret=state.options.secret)

@@ -14,20 +14,26 @@ from rich.text import Text
 
 from grader.build import BuildStatus
 from grader.inert import visible
-from grader.results import GradeReport, Mode, to_json
+from grader.results import GradeReport, Mode, public, shape_text, to_json
 from grader.verdict import HELP, Verdict
 
 VERDICT_STYLE = {Verdict.ACCEPTED: "bold green", Verdict.SKIPPED: "dim"}
 DIAGNOSTICS_SHOWN = 8
 OUTPUT_SHOWN_CHARS = 2000
 MESSAGE_SHOWN_CHARS = 8000
+SECRET_NOTE = ("graded with the class's secret seed: the randomized cases are shown by number, with their "
+               "verdict and error size, and without their shapes")
+REVEALED_NOTE = "graded with the class's secret seed, shown in full (instructor view: not for students)"
 
 
-def as_json(report: GradeReport) -> str:
-    return json.dumps(to_json(report), indent=2)
+def as_json(report: GradeReport, reveal: bool = False) -> str:
+    """The report as JSON; a secret run's as a student may see it, unless `reveal` (the instructor)."""
+    return json.dumps(to_json(report if reveal else public(report)), indent=2)
 
 
-def render(report: GradeReport, console: Console) -> None:
+def render(report: GradeReport, console: Console, reveal: bool = False) -> None:
+    """The report for a person; a secret run's as a student may see it, unless `reveal` (the instructor)."""
+    report = report if reveal else public(report)
     console.print(_header(report))
     if report.build is not None:
         console.print(_build_line(report))
@@ -55,9 +61,15 @@ def _header(r: GradeReport) -> Text:
     gpu = f"{env.gpu} (compute {env.compute_capability}, driver {env.driver})" if env.gpu else "CPU emulator"
     text = Text()
     text.append(f"{r.challenge} v{r.challenge_version}", style="bold")
-    text.append(f" · {visible(r.submission)} · {r.mode.value} · seed {r.seed}\n")
+    text.append(f" · {visible(r.submission)} · {r.mode.value} · {_seed_text(r)}\n")
     text.append(f"{gpu} · nvcc {_short_version(env.nvcc)}", style="dim")
     return text
+
+
+def _seed_text(r: GradeReport) -> str:
+    if r.seed is None:
+        return "secret seed"
+    return f"secret seed {r.seed}" if r.secret else f"seed {r.seed}"
 
 
 def _short_version(nvcc: str | None) -> str:
@@ -97,7 +109,7 @@ def _cases_table(r: GradeReport) -> Table:
         table.add_column(column, justify=justify)
     for c in r.cases:
         first = c.comparisons[0] if c.comparisons else None
-        table.add_row(c.kind.value, "×".join(str(v) for v in c.dims.values()), _verdict_text(c.verdict),
+        table.add_row(c.kind.value, shape_text(c.dims) or c.label, _verdict_text(c.verdict),
                       _metric(first.scaled_error if first else None),
                       _metric(first.relative_frobenius if first else None),
                       f"{c.call_s * 1e3:.2f}" if c.call_s is not None else "—")
@@ -111,7 +123,7 @@ def _performance_table(r: GradeReport) -> Table:
                    "% FP32 peak", "reps"]:
         table.add_column(column, justify="left" if column in ("case", "shape") else "right")
     for p in r.performance:
-        shape = "×".join(str(v) for v in p.dims.values())
+        shape = shape_text(p.dims)
         name = p.label.split(" ")[0] if " " in p.label else ""
         if p.stats is None:
             table.add_row(name, shape, _verdict_text(p.verdict), *[""] * 6)
@@ -136,6 +148,8 @@ def _verdict_panel(r: GradeReport) -> Panel:
     elif r.mode is Mode.RUN and r.accepted:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
+    if r.secret:
+        parts.append(Text(SECRET_NOTE if r.seed is None else REVEALED_NOTE, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
 
 

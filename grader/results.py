@@ -1,14 +1,23 @@
 """What a grading run produced: plain frozen dataclasses, passed from the pipeline to the report
-(and later the store). `to_json` turns any of them into JSON-ready data."""
+(and later the store). `to_json` turns any of them into JSON-ready data.
+
+A run graded with a class's secret seed is `secret`: its randomized shapes, drawn from that seed,
+are what a student cannot tune a kernel for, so they (and the seed) stay with the instructor.
+`public` (for a GradeReport) and `public_json` (for a report as stored) give what a student or the
+public may see of such a run: no seed, no randomized shapes, the randomized cases as "hidden case N
+(randomized)" with their verdict and error size. The store keeps everything; the redaction happens
+where output is made.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader.build import BuildResult
 from grader.check import Comparison
@@ -39,7 +48,8 @@ class CaseResult:
     dims: dict[str, int]
     verdict: Verdict
     message: str = ""
-    comparisons: tuple[Comparison, ...] = ()
+    comparisons: tuple[Comparison | ErrorSize, ...] = ()
+    """ErrorSize in the public view of a secret run's randomized case."""
     call_s: float | None = None
 
 
@@ -84,7 +94,8 @@ class GradeReport:
     functional_version: int
     performance_version: int
     mode: Mode
-    seed: int
+    seed: int | None
+    """None in a public view of a secret run."""
     verdict: Verdict
     message: str
     build: BuildResult | None
@@ -101,10 +112,134 @@ class GradeReport:
     """Where the submission stands on the reference ladder (grader.place.Placement), when measured."""
     sanitizer: tuple | None = None
     """compute-sanitizer findings (grader.sanitize.Finding) with --sanitize; () when it found nothing."""
+    secret: bool = False
+    """Graded with the class's secret seed (`grader grade`): shown to students only through `public`."""
 
     @property
     def accepted(self) -> bool:
         return self.verdict is Verdict.ACCEPTED
+
+
+# --------------------------------------------------------------------------- what students see of a secret run
+
+
+def hidden_label(number: int) -> str:
+    """The public name of a secret run's randomized case: its place among the randomized cases, no shape."""
+    return f"hidden case {number} (randomized)"
+
+
+def shape_text(dims: dict) -> str:
+    """A shape as reports write it: 1358×23×798."""
+    return "×".join(str(v) for v in dims.values())
+
+
+@dataclass(frozen=True)
+class ErrorSize:
+    """What a hidden case shows of one output's comparison: how far off it was. Not where (indices),
+    over how many elements (counts) or of what shape: each of those gives the secret dimensions away."""
+
+    output: str
+    passed: bool
+    scaled_error: float | None
+    relative_frobenius: float | None
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    """One randomized case of a secret run, as much of it as redaction needs; read from a CaseResult
+    or from its JSON, so that a report and a stored report are redacted by the same code."""
+
+    number: int
+    label: str
+    shape: str
+    verdict: Verdict
+    errors: tuple[ErrorSize, ...]
+
+    @property
+    def failed(self) -> bool:
+        return not self.verdict.passed and self.verdict is not Verdict.SKIPPED
+
+    def named_in(self, text: str) -> bool:
+        """Whether `text` names this case (its label, or its shape as a whole: 12×5×3 is not in 112×5×31)."""
+        named = bool(self.label) and self.label in text
+        return named or bool(self.shape) and re.search(rf"(?<!\d){re.escape(self.shape)}(?!\d)", text) is not None
+
+    def summary(self) -> str:
+        """The verdict and the error size of the worst output: what a student may know of a hidden failure."""
+        worst = next((e for e in self.errors if not e.passed), self.errors[0] if self.errors else None)
+        if worst is None:
+            return self.verdict.label
+        return (f"{self.verdict.label}, max scaled error {_error_text(worst.scaled_error)}, "
+                f"relative Frobenius error {_error_text(worst.relative_frobenius)}")
+
+    def public_case(self) -> CaseResult:
+        """No dims, no call time (it grows with the shape), and no message of the case's own: the
+        grader's messages quote indices ("row 1357 (the last row)"), element counts and time limits
+        that follow from the shape, and a crash's message can carry what the submission printed."""
+        return CaseResult(CaseKind.RANDOMIZED, hidden_label(self.number), {}, self.verdict,
+                          self.summary() if self.failed else "", self.errors)
+
+
+def _error_text(value: float | None) -> str:
+    """None is how JSON keeps a non-finite error (to_json), so both read the same."""
+    return "not finite" if value is None or not math.isfinite(value) else f"{value:.3g}"
+
+
+def _hidden_from_case(number: int, case: CaseResult) -> _Hidden:
+    errors = tuple(ErrorSize(c.output, c.passed, c.scaled_error, c.relative_frobenius) for c in case.comparisons)
+    return _Hidden(number, case.label, shape_text(case.dims), case.verdict, errors)
+
+
+def _hidden_from_json(number: int, case: dict) -> _Hidden:
+    errors = tuple(ErrorSize(c.get("output", ""), bool(c.get("passed")), c.get("scaled_error"),
+                             c.get("relative_frobenius")) for c in case.get("comparisons") or [])
+    return _Hidden(number, str(case.get("label", "")), shape_text(case.get("dims") or {}),
+                   Verdict[case["verdict"]], errors)
+
+
+def _hide(kinds: list[str], read: Callable[[int, int], _Hidden]) -> dict[int, _Hidden]:
+    """The randomized cases by their position among all cases, numbered from 1 in their order."""
+    positions = [i for i, kind in enumerate(kinds) if kind == CaseKind.RANDOMIZED.value]
+    return {position: read(number, position) for number, position in enumerate(positions, 1)}
+
+
+def _public_message(message: str, hidden: dict[int, _Hidden], first_failure: int | None) -> str:
+    """The verdict's message, unless it is about a randomized case: the pipeline's first-failure
+    message names the case and repeats the case's own message, so then it is that case's summary.
+    It is about one when it names one, or when the first failing case is one."""
+    about = next((h for h in hidden.values() if h.named_in(message)), hidden.get(first_failure))
+    if about is None:
+        return message
+    return f"{hidden_label(about.number)}: {about.summary()}"
+
+
+def _first_failure(verdicts: list[Verdict]) -> int | None:
+    """Where the pipeline's first-failure message comes from: the first case neither passed nor skipped."""
+    return next((i for i, v in enumerate(verdicts) if not v.passed and v is not Verdict.SKIPPED), None)
+
+
+def public(report: GradeReport) -> GradeReport:
+    """What a student or the public may see of `report`: all of it, unless it is secret. Of a secret
+    run: no seed, the randomized cases hidden (see `_Hidden.public_case`) and a message that names
+    none of them; and none of the submission's output, which ran on the secret shapes and can print them."""
+    if not report.secret:
+        return report
+    hidden = _hide([c.kind.value for c in report.cases], lambda n, i: _hidden_from_case(n, report.cases[i]))
+    cases = tuple(hidden[i].public_case() if i in hidden else c for i, c in enumerate(report.cases))
+    message = _public_message(report.message, hidden, _first_failure([c.verdict for c in report.cases]))
+    return dataclasses.replace(report, seed=None, cases=cases, message=message, worker_output="")
+
+
+def public_json(data: dict) -> dict:
+    """`public` for a secret run's report as the store keeps it (`to_json` of a GradeReport, maybe
+    written by an older grader that had no `secret` field: the caller knows the run is secret from
+    the store). `public_json(to_json(r)) == to_json(public(r))` for a secret report `r`."""
+    cases = list(data.get("cases") or [])
+    hidden = _hide([c.get("kind") for c in cases], lambda n, i: _hidden_from_json(n, cases[i]))
+    verdicts = [Verdict[c["verdict"]] for c in cases]
+    return {**data, "seed": None, "secret": True, "worker_output": "",
+            "cases": [to_json(hidden[i].public_case()) if i in hidden else c for i, c in enumerate(cases)],
+            "message": _public_message(str(data.get("message") or ""), hidden, _first_failure(verdicts))}
 
 
 def to_json(value: Any) -> Any:

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from grader import build, channel
-from grader.sandbox import ProcessCap, Sandbox, SandboxMode, make as make_sandbox
+from grader.sandbox import ProcessCap, Sandbox, SandboxMode, clean_environment, keep_grader_private
+from grader.sandbox import make as make_sandbox
 
 OUTPUT_TAIL_BYTES = 4096
 STARTUP_TIMEOUT_S = 120.0
@@ -63,12 +64,17 @@ class Worker:
     """One worker process for one submission. Use as a context manager.
 
     `argv(commands_fd, results_fd)` is the worker's command line; `encode` turns a command into
-    the one line the worker reads. Answers are JSON lines either way.
+    the one line the worker reads. Answers are JSON lines either way. The worker's environment is the
+    sandbox's allow-list plus `env` (what the worker itself needs), never the grader's whole one.
+    `pass_fds`: descriptors of the grader's that the worker inherits besides its two pipes (the
+    emulator's buffer arena).
     """
 
     def __init__(self, argv: Callable[[int, int], list[str]], encode: Callable[[dict], str] = encode_json,
-                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None, visible: list[Path] = ()):
+                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None, visible: list[Path] = (),
+                 pass_fds: tuple[int, ...] = ()):
         self.argv, self.encode, self.env = argv, encode, env
+        self.pass_fds = tuple(pass_fds)
         self.sandbox = sandbox or make_sandbox(SandboxMode.OFF, [])
         self.visible = list(visible)
         self.cap = ProcessCap(None)
@@ -89,9 +95,13 @@ class Worker:
             limits.apply()
             cap.join()
 
+        if self.sandbox.active and self.sandbox.share_pid:
+            keep_grader_private()
         argv = self.sandbox.wrap(self.argv(cmd_r, res_w), self.visible)
+        home = "/tmp" if self.sandbox.active else tempfile.gettempdir()
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
-                                     pass_fds=(cmd_r, res_w), start_new_session=True, env=self.env,
+                                     pass_fds=(cmd_r, res_w, *self.pass_fds), start_new_session=True,
+                                     env=clean_environment(self.env, home),
                                      cwd=tempfile.gettempdir(), preexec_fn=confine)
         os.close(cmd_r)
         os.close(res_w)
@@ -259,15 +269,18 @@ def _reply(message: dict, seconds: float) -> Reply:
 
 def python_worker(library: Path, entry: str, sandbox: Sandbox | None = None, python: str = sys.executable,
                   prefix: list[str] = ()) -> Worker:
-    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes; `prefix`
-    runs it under another program (compute-sanitizer)."""
+    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes, confined
+    by grader.seccomp; `prefix` runs it under another program (compute-sanitizer, which needs to talk
+    with its target: no filter there)."""
     def argv(commands_fd: int, results_fd: int) -> list[str]:
         return [*prefix, python, "-m", "grader.worker", "--library", str(library), "--entry", entry,
                 "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
-                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd)]
+                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd),
+                *([] if prefix else ["--confine"])]
 
     package_root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=str(package_root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    python_path = os.pathsep.join(filter(None, [str(package_root), os.environ.get("PYTHONPATH")]))
+    env = {"PYTHONPATH": python_path, "PYTHONDONTWRITEBYTECODE": "1"}
     from grader.sandbox import python_paths
     visible = [library.parent, package_root / "grader", *python_paths(package_root)]
     return Worker(argv, env=env, sandbox=sandbox, visible=visible)

@@ -2,7 +2,8 @@
 
 A challenge lives in `challenges/<slug>/`: `challenge.yaml` (signature, shapes, tolerance, limits),
 `reference.py` (input generation and the trusted FP64 reference), `statement.md` and `starter.cu`.
-Every unknown key and every bad value is a `SpecError` naming the file and the key.
+Every unknown key and every bad value is a `SpecError` naming the file and the key, raised while the
+challenge loads: a broken challenge stops the grader before any submission is judged against it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import enum
 import importlib.util
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -18,11 +20,28 @@ from typing import Any, Callable
 import numpy as np
 import yaml
 
-from grader.errors import SpecError, UsageError
+from grader.errors import GraderError, SpecError, UsageError
 
 SPEC_FILE = "challenge.yaml"
 REFERENCE_FILE = "reference.py"
 REFERENCE_FUNCTIONS = ("generate", "reference", "error_scale", "flops")
+TEXT_FILES = ("statement.md", "starter.cu")
+"""Read by `grader show` and `grader init`; checked to be UTF-8 at load, where present."""
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+RESERVED_NAMES = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
+    class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+    decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
+    goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
+    protected public register reinterpret_cast requires restrict return short signed sizeof static
+    static_assert static_cast struct switch template this thread_local throw true try typedef typeid
+    typename union unsigned using virtual void volatile wchar_t while xor xor_eq
+    _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
+    threadIdx blockIdx blockDim gridDim warpSize
+""".split())
+"""C and C++ keywords, which cannot name a parameter or the entry point, and CUDA's built-in variables,
+which a parameter of that name would hide from every kernel launched inside `solve`."""
 
 
 class Role(enum.Enum):
@@ -97,8 +116,34 @@ class RandomShapes:
 
 
 @dataclass(frozen=True)
+class ReferenceFunction:
+    """One function of reference.py, called through this wrapper so that whatever it raises becomes a
+    SpecError naming reference.py and the function: the challenge is broken, not the submission, and
+    not the grader. Without it a `SystemExit(0)` deep in a reference would end `grader run` with status
+    0, as if the submission had been accepted.
+
+    Passed through unchanged: KeyboardInterrupt (Ctrl-C stays Ctrl-C), MemoryError (running out of
+    memory is the machine's state, which another process may cause, not a bug of the reference) and
+    GraderError (the grader's own helpers, which a reference may call, already say what went wrong)."""
+
+    path: Path
+    name: str
+    function: Callable[..., Any]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.function(*args, **kwargs)
+        except (KeyboardInterrupt, MemoryError, GraderError):
+            raise
+        except BaseException as exc:  # SystemExit included: see the class docstring
+            raise SpecError(self.path, self.name, f"raised {_describe(exc)} when the grader called it",
+                            hint=f"fix {self.name} in {self.path.name}: it must return its result, "
+                                 "not raise or exit") from exc
+
+
+@dataclass(frozen=True)
 class Reference:
-    """The functions of a challenge's reference.py (trusted code)."""
+    """The functions of a challenge's reference.py (trusted code), each a ReferenceFunction."""
 
     generate: Callable[[dict[str, int], np.random.Generator], dict[str, np.ndarray]]
     reference: Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -265,9 +310,12 @@ def _as_float(value: Any) -> Any:
 def parse(root: Path) -> Challenge:
     path = root / SPEC_FILE
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.safe_load(read_text(path))
     except yaml.YAMLError as exc:
         raise SpecError(path, None, f"not valid YAML: {exc}") from exc
+    for name in TEXT_FILES:
+        if (root / name).is_file():
+            read_text(root / name)
     top = _Fields(path, "", raw)
     params = _params(path, top.get("parameters", list))
     dims = tuple(p.name for p in params if not p.ctype.pointer)
@@ -282,7 +330,7 @@ def parse(root: Path) -> Challenge:
         title=top.get("title", str),
         version=top.positive("version", int),
         root=root,
-        entry=top.get("entry", str, "solve"),
+        entry=_identifier(path, "entry", top.get("entry", str, "solve")),
         params=params,
         tolerance=_tolerance(top.sub("tolerance")),
         limits=_limits(top.sub("limits")),
@@ -300,16 +348,50 @@ def parse(root: Path) -> Challenge:
     return challenge
 
 
+def read_text(path: Path) -> str:
+    """A challenge file as UTF-8 text (a byte-order mark allowed); anything else is a SpecError saying
+    where the first undecodable byte is, rather than a crash in whatever reads the file later."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(path, None, f"cannot be read: {exc.strerror}", hint="check the file's permissions") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SpecError(path, None, f"not UTF-8 text: byte {data[exc.start]:#04x} on line {line} cannot be decoded",
+                        hint="save the file as UTF-8") from exc
+
+
+def _identifier(path: Path, key: str, name: str) -> str:
+    """A name that goes into the C prototype a submission must match, so it must be one C accepts."""
+    if not IDENTIFIER.fullmatch(name):
+        raise SpecError(path, key, f"{name!r} is not a C identifier",
+                        hint="use ASCII letters, digits and underscores, not starting with a digit")
+    if name in RESERVED_NAMES:
+        raise SpecError(path, key, f"{name!r} is a C/C++ keyword or a CUDA built-in variable", hint="rename it")
+    return name
+
+
 def _params(path: Path, raw: list) -> tuple[Param, ...]:
     params: list[Param] = []
+    seen: dict[str, int] = {}
     for i, item in enumerate(raw):
         fields = _Fields(path, f"parameters[{i}]", item)
-        name = fields.get("name", str)
+        name = _identifier(path, fields.key("name"), fields.get("name", str))
+        if name in seen:
+            raise SpecError(path, fields.key("name"), f"{name!r} is already the name of parameters[{seen[name]}]",
+                            hint="every parameter needs a name of its own")
+        seen[name] = i
         text = fields.get("type", str)
         if text not in C_TYPES:
             raise SpecError(path, fields.key("type"), f"unsupported type {text!r}",
                             hint=f"supported: {', '.join(C_TYPES)}")
         ctype = C_TYPES[text]
+        if not ctype.pointer and name == "name":
+            raise SpecError(path, fields.key("name"), "a scalar parameter cannot be called 'name': the shapes "
+                                                      "in functional and performance use that key for a label",
+                            hint="rename it")
         role = shape = None
         if ctype.pointer:
             role_text = fields.get("role", str)
@@ -320,13 +402,17 @@ def _params(path: Path, raw: list) -> tuple[Param, ...]:
             if role is Role.INPUT and not ctype.const or role is Role.OUTPUT and ctype.const:
                 raise SpecError(path, fields.key("type"), f"an {role.value} pointer must {'' if role is Role.INPUT else 'not '}be const")
             shape = tuple(fields.get("shape", list))
+            if not shape:
+                raise SpecError(path, fields.key("shape"), "a buffer needs at least one dimension",
+                                hint="name the scalar parameters that give its size, e.g. [M, K]")
         fields.finish()
         params.append(Param(name, ctype, role, shape or ()))
     dims = {p.name for p in params if not p.ctype.pointer}
     for i, p in enumerate(params):
-        unknown = [d for d in p.shape if d not in dims]
+        unknown = [d for d in p.shape if not isinstance(d, str) or d not in dims]
         if unknown:
-            raise SpecError(path, f"parameters[{i}].shape", f"{unknown[0]!r} is not a scalar parameter")
+            raise SpecError(path, f"parameters[{i}].shape", f"{unknown[0]!r} is not a scalar parameter",
+                            hint=f"scalar parameters: {', '.join(sorted(dims)) or 'none'}")
     if not any(p.role is Role.OUTPUT for p in params):
         raise SpecError(path, "parameters", "no output parameter")
     return tuple(params)
@@ -389,11 +475,15 @@ def _random_shapes(fields: _Fields, dims: tuple[str, ...]) -> RandomShapes:
     ranges = {}
     for d in dims:
         pair = ranges_fields.get(d, list)
-        if len(pair) != 2 or not all(isinstance(v, int) and v >= 1 for v in pair) or pair[0] > pair[1]:
+        whole = all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
+        if len(pair) != 2 or not whole or not 1 <= pair[0] <= pair[1]:
             raise SpecError(fields.path, ranges_fields.key(d), f"expected [low, high] with 1 <= low <= high, got {pair!r}")
         ranges[d] = (pair[0], pair[1])
     ranges_fields.finish()
-    random_shapes = RandomShapes(fields.get("count", int), ranges, fields.positive("max_flops", float))
+    count = fields.get("count", int)
+    if count < 0:
+        raise SpecError(fields.path, fields.key("count"), f"must be 0 or more, got {count}")
+    random_shapes = RandomShapes(count, ranges, fields.positive("max_flops", float))
     fields.finish()
     return random_shapes
 
@@ -401,6 +491,7 @@ def _random_shapes(fields: _Fields, dims: tuple[str, ...]) -> RandomShapes:
 def _load_reference(path: Path, need_baseline: bool) -> Reference:
     if not path.is_file():
         raise SpecError(path, None, "missing", hint="every challenge needs a reference.py")
+    read_text(path)  # Python would say "SyntaxError"; this says which byte is not UTF-8
     module = _import_file(path)
     missing = [f for f in REFERENCE_FUNCTIONS if not callable(getattr(module, f, None))]
     if need_baseline and not callable(getattr(module, "baseline", None)):
@@ -408,15 +499,70 @@ def _load_reference(path: Path, need_baseline: bool) -> Reference:
     if missing:
         raise SpecError(path, missing[0], "function not defined",
                         hint=f"reference.py must define {', '.join(REFERENCE_FUNCTIONS)}")
-    return Reference(module.generate, module.reference, module.error_scale, module.flops,
-                     getattr(module, "baseline", None))
+    wrapped = {name: ReferenceFunction(path, name, getattr(module, name)) for name in REFERENCE_FUNCTIONS}
+    baseline = getattr(module, "baseline", None)
+    return Reference(**wrapped, baseline=ReferenceFunction(path, "baseline", baseline) if callable(baseline) else None)
 
 
 def _import_file(path: Path) -> ModuleType:
+    """Run reference.py. The file is trusted but may still be broken, and whatever its top level raises
+    is reported as the challenge's fault: an exception, and also SystemExit (which would otherwise end
+    the grader quietly, with the status the file chose) and KeyboardInterrupt raised by the file itself.
+    A real Ctrl-C in the few milliseconds of the import is reported the same way."""
     spec = importlib.util.spec_from_file_location(f"grader_challenge_{path.parent.name}", path)
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # the file is trusted but may still be broken
-        raise SpecError(path, None, f"failed to import: {exc!r}") from exc
+    except BaseException as exc:
+        raise SpecError(path, None, f"raised {_describe(exc)} at import",
+                        hint=f"run `python {path}` to see the traceback, and fix the file") from exc
     return module
+
+
+def _describe(exc: BaseException, limit_chars: int = 300) -> str:
+    text = repr(exc)
+    return text if len(text) <= limit_chars else text[:limit_chars] + "…"
+
+
+# --------------------------------------------------------------------------- fitting a machine
+
+
+def buffer_bytes(challenge: Challenge, dims: dict[str, int]) -> int:
+    """The bytes of all of a case's buffers (inputs and outputs) at these dimensions."""
+    return sum(math.prod(p.extent(dims)) * p.ctype.dtype.itemsize for p in challenge.params if p.ctype.pointer)
+
+
+def check_fits(challenge: Challenge, memory_bytes: int, where: str) -> None:
+    """A SpecError for the first shape whose buffers alone need more than `memory_bytes` (the memory of
+    `where`, e.g. "this GPU (NVIDIA H100)"). Checked before grading, because a case that cannot be
+    allocated fails every submission the same way, halfway through, with an allocator's message.
+    The buffers are a lower bound (the reference's own arrays and the guards come on top)."""
+    path = challenge.root / SPEC_FILE
+    for key, shape in _shapes_to_fit(challenge):
+        need = buffer_bytes(challenge, shape.dims)
+        if need > memory_bytes:
+            raise SpecError(path, key, f"shape {shape.label()} needs {_size(need)} for its buffers alone, more than "
+                                       f"the {_size(memory_bytes)} of {where}",
+                            hint="make the shape smaller, or grade on a machine with more memory")
+
+
+def _shapes_to_fit(challenge: Challenge):
+    """(key, shape) for every fixed shape, and for the randomized ranges the largest shape they can draw
+    when that is bounded: every dimension at its high end, which `random_shapes` can draw only when it
+    stays within max_flops (a draw above it is shrunk, by how much depends on the draw). When it does
+    not, the randomized shapes are not checked: no tight bound is known."""
+    for index, shape in enumerate(challenge.functional):
+        yield f"functional.cases[{index}]", shape
+    for index, shape in enumerate(challenge.performance):
+        yield f"performance.cases[{index}]", shape
+    r = challenge.randomized
+    largest = {d: high for d, (_, high) in r.ranges.items()}
+    if r.count and largest and challenge.reference.flops(dict(largest)) <= r.max_flops:
+        yield "randomized.ranges", Shape(largest, "largest random")
+
+
+def _size(size: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size} bytes"

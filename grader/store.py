@@ -91,6 +91,12 @@ class Run:
     report: dict
 
     @property
+    def secret(self) -> bool:
+        """Graded with the class's secret seed: by the store's column (runs stored before reports said
+        so have it too) or by the report itself. Either one is enough, so a mistake hides, never shows."""
+        return self.secret_seed or bool(self.report.get("secret"))
+
+    @property
     def medians_ms(self) -> dict[str, float]:
         return {p["label"]: p["stats"]["median_ms"] for p in self.report.get("performance", []) if p.get("stats")}
 
@@ -172,7 +178,10 @@ class Store:
 
     # -- writing
     def record(self, report: GradeReport, user: str, source_path: Path, source_text: str, secret_seed: bool) -> int:
-        """Keep one grading run, all of it or nothing."""
+        """Keep one grading run, all of it or nothing: the whole report, secret seed and randomized shapes
+        included (the database is the instructor's, owner-only); what students see is redacted where
+        it is made (grader.results.public). A report marked secret is stored as secret either way."""
+        secret_seed = secret_seed or report.secret
         data = to_json(report)
         env = report.environment
         placement = report.placement

@@ -185,6 +185,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--error-symbol", required=True)
     parser.add_argument("--commands-fd", type=int, required=True)
     parser.add_argument("--results-fd", type=int, required=True)
+    parser.add_argument("--confine", action="store_true",
+                        help="install the seccomp filter (grader.seccomp) before loading the submission")
     opts = parser.parse_args(argv)
     commands = os.fdopen(opts.commands_fd, "r")
     results = os.fdopen(opts.results_fd, "w")
@@ -192,6 +194,11 @@ def main(argv: list[str] | None = None) -> None:
         import cupy as cp
         cp.cuda.runtime.setDevice(0)
         cp.cuda.runtime.free(0)  # create the context before the submission's runtime looks for it
+        if opts.confine:
+            from grader import seccomp
+            problem = seccomp.install(os.getpid())
+            if problem:
+                raise RuntimeError(f"the worker cannot confine itself: {problem}")
         submission = Submission(opts.library, opts.entry, opts.sync_symbol, opts.error_symbol)
         submission.canary = cp.cuda.Memory(256)  # freed by a device reset, which is how one is noticed
     except Exception:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import build
+from grader import build, sandbox, source as sources
 from grader.verdict import Verdict
 
 from conftest import LEVELS, NAIVE, SUBMISSIONS, expectation
@@ -14,10 +14,11 @@ from conftest import LEVELS, NAIVE, SUBMISSIONS, expectation
 PROTOTYPE = "void solve(const float* A, const float* B, float* C, int M, int N, int K)"
 
 
-def request(source: Path, cache: Path, display: str | None = None, timeout_s: float = 120) -> build.BuildRequest:
+def request(source: Path, cache: Path, display: str | None = None, timeout_s: float = 120,
+            box: sandbox.Sandbox | None = None) -> build.BuildRequest:
     toolchain = build.toolchain(9, 0)
-    return build.BuildRequest(source, display or f"solutions/{source.name}", PROTOTYPE, "solve", toolchain,
-                              cache, timeout_s)
+    text = sources.read(source, display or f"solutions/{source.name}")
+    return build.BuildRequest(text, PROTOTYPE, "solve", toolchain, cache, timeout_s, box)
 
 
 # --------------------------------------------------------------------------- canned logs
@@ -67,8 +68,8 @@ def test_arch_flags_pick_arch_specific_targets_where_they_exist():
 
 
 def test_translation_unit_points_diagnostics_at_the_user_file():
-    unit = build.translation_unit("int x;\n", 'my "dir"/a.cu', PROTOTYPE)
-    assert unit.startswith('#line 1 "my \\"dir\\"/a.cu"\nint x;\n')
+    unit = build.translation_unit("int x;\n", 'my "dir"/a\\b\nc.cu', PROTOTYPE)
+    assert unit.startswith('#line 1 "my ?dir?/a?b?c.cu"\nint x;\n'), "a quote or newline cannot end the directive"
     assert f'extern "C" {PROTOTYPE};' in unit and build.SYNC_SYMBOL in unit
 
 
@@ -124,6 +125,49 @@ def test_compile_time_limit(tmp_path):
 
 
 @pytest.mark.nvcc
-def test_unreadable_source_is_a_compile_error(tmp_path):
-    result = build.build(request(tmp_path / "missing.cu", tmp_path))
-    assert result.status is build.BuildStatus.COMPILE_ERROR and "cannot read" in result.message
+def test_a_cached_build_changed_after_publish_is_built_again(tmp_path):
+    """The cache is the grader's: an artifact whose bytes differ from the hash recorded at publish
+    (replaced by an unsandboxed run, or damaged) is never loaded."""
+    first = build.build(request(NAIVE, tmp_path))
+    assert first.status is build.BuildStatus.OK and not first.cached
+    first.artifact.chmod(0o755)
+    first.artifact.write_bytes(first.artifact.read_bytes() + b"tampered")
+    again = build.build(request(NAIVE, tmp_path))
+    assert again.status is build.BuildStatus.OK and not again.cached
+    assert b"tampered" not in again.artifact.read_bytes()
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("name", ['with "quote".cu', "with\nnewline.cu", "back\\slash.cu"])
+def test_a_path_with_quotes_or_newlines_compiles_and_is_named_in_diagnostics(tmp_path, name):
+    good = tmp_path / "good.cu"
+    good.write_text(NAIVE.read_text())
+    assert build.build(request(good, tmp_path / "cache", display=f"solutions/{name}")).status is build.BuildStatus.OK
+    bad = tmp_path / "bad.cu"
+    bad.write_text(NAIVE.read_text() + "\nint broken = ;\n")
+    result = build.build(request(bad, tmp_path / "cache", display=f"solutions/{name}"))
+    assert result.status is build.BuildStatus.COMPILE_ERROR
+    assert result.diagnostics and result.diagnostics[0].path == f"solutions/{name}", result.log
+
+
+@pytest.mark.nvcc
+def test_compiler_output_is_capped(tmp_path):
+    flood = tmp_path / "flood.cu"
+    flood.write_text(NAIVE.read_text() + "".join(f'\n#warning "{i:06d} {"x" * 200}"' for i in range(3000)))
+    result = build.build(request(flood, tmp_path))
+    assert len(result.log) < build.MAX_LOG_BYTES + 200 and "more bytes of compiler output not shown" in result.log
+
+
+def test_compilers_get_a_clean_environment_and_hard_limits(tmp_path, monkeypatch):
+    """No variable of the teacher's shell outside the allow-list reaches a compiler; its limits
+    cannot be raised from inside (hard = soft)."""
+    monkeypatch.setenv("GRADER_TEST_SECRET", "s3cr3t-env-value")
+    script = tmp_path / "probe.sh"
+    script.write_text("#!/bin/sh\nenv\nulimit -H -v; ulimit -S -t; ulimit -H -t\n")
+    script.chmod(0o755)
+    tool = build.run_tool((str(script),), tmp_path, 7.0)
+    assert tool.returncode == 0, tool.log
+    assert "s3cr3t-env-value" not in tool.log and "PATH=" in tool.log
+    soft_cpu, hard_cpu = tool.log.strip().splitlines()[-2:]
+    assert soft_cpu == hard_cpu == "8"
+    assert not (tmp_path / ".tmp").exists() or not any((tmp_path / ".tmp").iterdir())

@@ -32,7 +32,7 @@ def prepared(matmul):
 
 def words(buffer) -> np.ndarray:
     """The whole allocation as uint32 words, as a stray pointer in the submission sees it."""
-    return np.ndarray((buffer.total_bytes // 4,), np.uint32, buffer=buffer.shm.buf)
+    return np.ndarray((buffer.total_bytes // 4,), np.uint32, buffer=buffer.raw)
 
 
 def solve(case):
@@ -82,7 +82,7 @@ def test_reset_outputs_fills_with_nan_again(matmul, prepared):
 def test_inputs_depend_on_the_seed_and_shape_not_on_threads(matmul):
     """Large inputs are drawn on threads, block by block from streams seeded by the case's generator."""
     dims = {"M": 1100, "N": 1000, "K": 3}  # A spans two streams of 2^20 values
-    settings = matmul.reference.generate.__globals__
+    settings = matmul.reference.generate.function.__globals__
     first = matmul.reference.generate(dims, cases.rng_for(3, cases.Purpose.TIMED, 0))
     threads = settings["THREADS"]
     try:

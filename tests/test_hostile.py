@@ -1,24 +1,108 @@
 """Broken and hostile submissions: each gets its verdict, nothing it starts outlives the verdict,
-and a correct submission graded right after it is ACCEPTED. Runs through the emulator everywhere
-(CI included) and through the GPU where one is usable."""
+nothing it reads leaks, nothing it writes changes a later verdict, and a correct submission graded
+right after it is ACCEPTED. Runs through the emulator everywhere (CI included) and through the GPU
+where one is usable.
+
+Before each file the harness plants secrets where a submission must never reach them: a private
+folder (a C string literal in `secret.h`, an SSH key, the class's database and secret seed, another
+student's submission), a variable in the grader's environment. A corpus file names the private
+folder as `@PLANTED@`, replaced before grading (so parallel runs never share it), and may write the
+control bytes ESC and BEL as `@ESC@` and `@BEL@`. After grading, no
+planted token may appear in the report (terminal and JSON), the worker's output, the build log or any
+file of the build cache; the host's /dev/shm holds nothing new; every cached artifact still has the
+hash recorded at publish; and the rendered report carries no raw control character.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import secrets
 import shutil
 import socket
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from grader import pipeline, sandbox
+from grader import pipeline, report as reports, sandbox
 from grader.results import Mode
 from grader.verdict import Verdict
 
 from conftest import HOSTILE, NAIVE, backends, expectation, requirements
 
 FILES = sorted(HOSTILE.glob("*.cu"))
+PLACEHOLDER = "@PLANTED@"
+
+
+@dataclass(frozen=True)
+class Planted:
+    root: Path
+    """The private folder; hidden from every box."""
+    tokens: tuple[str, ...]
+    """Strings that exist only in planted files and the grader's environment."""
+
+
+@pytest.fixture
+def planted(tmp_path, monkeypatch) -> Planted:
+    root = tmp_path / "private"
+    file_token, key_token, env_token = (f"PLANTED-{what}-{secrets.token_hex(8)}" for what in ("FILE", "KEY", "ENV"))
+    seed_token = str(10**17 + secrets.randbelow(9 * 10**17))
+    files = {
+        "secret.h": f'"{file_token}"\n',  # a string literal: an #include of it compiles, if it is found
+        "home/.ssh/id_rsa": f"-----BEGIN OPENSSH PRIVATE KEY-----\n{key_token}\n",
+        "class/results.sqlite3.secret-seed": seed_token + "\n",
+        "class/results.sqlite3": f"SQLite format 3 {seed_token} {file_token}",
+        "submissions/other_student/solution.cu": f"// {file_token}\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    monkeypatch.setenv("GRADER_TEST_SECRET", env_token)
+    return Planted(root, (file_token, key_token, env_token, seed_token))
+
+
+def submission_copy(path: Path, planted: Planted, folder: Path) -> Path:
+    """The corpus file as a student would hand it in, its placeholder naming this run's private folder
+    (a symbolic link stays a link: refusing it is the point)."""
+    if path.is_symlink():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    copy = folder / path.name
+    text = path.read_text().replace(PLACEHOLDER, str(planted.root))
+    copy.write_text(text.replace("@ESC@", "\x1b").replace("@BEL@", "\x07"))
+    return copy
+
+
+def shm_entries() -> set[str]:
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
+
+
+def assert_nothing_leaked(report, planted: Planted, cache: Path, shm_before: set[str]) -> None:
+    console = Console(record=True, width=120, file=open(os.devnull, "w"))
+    reports.render(report, console)
+    shown = console.export_text(styles=False)
+    texts = {"the terminal report": shown, "the JSON report": reports.as_json(report),
+             "the worker's output": report.worker_output, "the build log": report.build.log if report.build else ""}
+    for token in planted.tokens:
+        for where, text in texts.items():
+            assert token not in text, f"a planted secret reached {where}"
+        for file in cache.rglob("*"):
+            if file.is_file() and not file.is_symlink():
+                assert token.encode() not in file.read_bytes(), f"a planted secret reached the cache: {file}"
+    assert "\x1b" not in shown and "\x07" not in shown, "a raw control character reached the terminal"
+    assert shm_entries() - shm_before == set(), "the submission left files in the host's /dev/shm"
+    for meta in cache.rglob("build.json"):
+        recorded = json.loads(meta.read_text())["sha256"]
+        artifacts = [f for f in meta.parent.iterdir() if f.name != "build.json"]
+        assert [hashlib.sha256(a.read_bytes()).hexdigest() for a in artifacts] == [recorded], \
+            f"a cached build changed after it was published: {meta.parent}"
 
 
 def processes_running(artifact: Path) -> list[int]:
@@ -34,11 +118,11 @@ def processes_running(artifact: Path) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module")
-def box():
+@pytest.fixture
+def box(planted):
     """The GPU backend shares the PID namespace (CUDA IPC finds the exporting process by pid);
     the emulator test gives its worker a namespace of its own."""
-    return sandbox.make(sandbox.SandboxMode.AUTO, [], share_pid=True)
+    return sandbox.make(sandbox.SandboxMode.AUTO, [planted.root], share_pid=True)
 
 
 @pytest.fixture
@@ -52,14 +136,19 @@ def listener(monkeypatch):
     server.close()
 
 
-def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, follow_up=None) -> None:
+def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, planted: Planted,
+          follow_up=None) -> None:
     verdict, message = expectation(path, backend_name)
     if backend_name not in backends(path):
         pytest.skip(f"no verdict promised on {backend_name}")
     if "sandbox" in requirements(path) and not box.active:
         pytest.skip(f"needs the sandbox, which is inactive here: {box.reason}")
-    report = pipeline.grade(path, f"solutions/{path.name}", challenge, backend, pipeline.Options(Mode.RUN, 11, cache))
+    shm_before = shm_entries()
+    submission = submission_copy(path, planted, planted.root / "submissions" / "student")
+    report = pipeline.grade(submission, f"solutions/{path.name}", challenge, backend,
+                            pipeline.Options(Mode.RUN, 11, cache))
     assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-1500:])
+    assert_nothing_leaked(report, planted, cache, shm_before)
     if message:
         assert message.lower() in report.message.lower(), report.message
     if report.build and report.build.artifact:
@@ -83,25 +172,26 @@ def naive_median_ms(backend, challenge, cache: Path) -> float:
 
 
 @pytest.fixture(scope="module")
-def gpu_reference_ms(matmul, box, tmp_path_factory):
+def gpu_reference_ms(matmul, tmp_path_factory):
     """The correct submission's time before any hostile file ran, to compare each follow-up with."""
     from grader.cuda_backend import CudaBackend
+    box = sandbox.make(sandbox.SandboxMode.AUTO, [], share_pid=True)
     return naive_median_ms(CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("reference"))
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_hostile_through_the_emulator(path, matmul, box, listener, tmp_path_factory):
+def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_path_factory):
     import dataclasses
 
     from grader.emulator.backend import EmulatorBackend
     emulator = EmulatorBackend(sandbox=dataclasses.replace(box, share_pid=False))
-    check(path, "emulator", emulator, matmul, tmp_path_factory.mktemp("cache"), box)
+    check(path, "emulator", emulator, matmul, tmp_path_factory.mktemp("cache"), box, planted)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_hostile_on_the_gpu(path, matmul, box, listener, tmp_path_factory, gpu_reference_ms):
+def test_hostile_on_the_gpu(path, matmul, box, planted, listener, tmp_path_factory, gpu_reference_ms):
     """On the GPU the correct submission graded next is also timed: a hostile file must not leave the
     GPU slower (work left running, a hogged device) — within 5% of its time before any hostile file."""
     from grader.cuda_backend import CudaBackend
@@ -109,4 +199,4 @@ def test_hostile_on_the_gpu(path, matmul, box, listener, tmp_path_factory, gpu_r
     def timed_next(backend, challenge, cache):
         assert naive_median_ms(backend, challenge, cache) == pytest.approx(gpu_reference_ms, rel=0.05)
 
-    check(path, "cuda", CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("cache"), box, timed_next)
+    check(path, "cuda", CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("cache"), box, planted, timed_next)

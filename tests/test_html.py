@@ -353,3 +353,20 @@ def test_render_does_not_modify_the_board(board):
     html.render(board)
     assert board == before
     assert not math.isnan(board["entries"][0]["median_ms"][CASES[0]])
+
+
+def test_an_instructor_page_says_so_and_a_public_one_does_not(board):
+    """`grader leaderboard --reveal` puts the secret seed and shapes in the reports; the page then says
+    it is not for students. A board without the key (an older board's JSON) is a public one."""
+    revealed = html.render(dict(board, revealed=True))
+    assert 'id="revealed"' in revealed and "Do not publish this page" in revealed
+    for public in (html.render(dict(board, revealed=False)), html.render(board)):
+        assert 'id="revealed"' not in public
+    assert 'id="revealed"' not in html.render(dict(board, revealed="yes")), "only a real True reveals"
+
+
+def test_the_detail_view_writes_a_hidden_seed_as_secret(page):
+    """A secret run's public report has "seed": null and "secret": true; the page shows "secret", not a dash."""
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    assert "function seedText(report)" in script and 'return "secret"' in script
+    assert "seedText(report)]" in script

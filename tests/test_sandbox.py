@@ -58,3 +58,54 @@ def test_limits_apply_in_the_child():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limits.apply)
     assert out.stdout.split() == [str(1 << 20), "64"]
     assert resource.getrlimit(resource.RLIMIT_FSIZE)[0] != 1 << 20, "the grader's own limits are untouched"
+
+
+def test_limits_are_hard_so_the_child_cannot_raise_them():
+    limits = sandbox.Limits(file_bytes=1 << 20)
+    code = ("import resource\n"
+            "soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)\n"
+            "try:\n    resource.setrlimit(resource.RLIMIT_FSIZE, (hard + 1, hard + 1)); print('raised')\n"
+            "except (ValueError, OSError):\n    print(soft, hard)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limits.apply)
+    assert out.stdout.split() == [str(1 << 20), str(1 << 20)]
+
+
+def test_the_box_has_its_own_dev_and_shm_and_a_gpu_worker_gets_the_gpu_nodes(tmp_path):
+    box = sandbox.Sandbox(sandbox.SandboxMode.AUTO, True, "test", "/usr/bin/bwrap")
+    argv = box.wrap(["w"], [], writable=[tmp_path], chdir=tmp_path)
+    assert argv[argv.index("--dev") + 1] == "/dev" and "--dev-bind" not in argv
+    assert argv[argv.index("/dev/shm") - 1] == "--tmpfs"
+    assert argv[argv.index("--bind") + 1:argv.index("--bind") + 3] == [str(tmp_path), str(tmp_path)]
+    assert argv[argv.index("--chdir") + 1] == str(tmp_path)
+    gpu = sandbox.Sandbox(sandbox.SandboxMode.AUTO, True, "test", "/usr/bin/bwrap", share_pid=True)
+    gpu_argv = gpu.wrap(["w"], [])
+    assert "--unshare-pid" not in gpu_argv
+    bound = [gpu_argv[i + 1] for i, a in enumerate(gpu_argv) if a == "--dev-bind"]
+    assert all(b.startswith("/dev/nvidia") for b in bound)
+
+
+def test_the_environment_is_an_allow_list(monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "k")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    env = sandbox.clean_environment({"PYTHONPATH": "/x"}, home="/tmp")
+    assert "AWS_SECRET_ACCESS_KEY" not in env and env["CUDA_VISIBLE_DEVICES"] == "1"
+    assert env["HOME"] == env["TMPDIR"] == "/tmp" and env["PYTHONPATH"] == "/x" and "PATH" in env
+
+
+@pytest.mark.skipif(sandbox.find_bwrap() is None, reason="bubblewrap is not installed")
+def test_inside_the_box_private_places_and_the_hosts_shm_are_gone(tmp_path):
+    box = sandbox.make(sandbox.SandboxMode.AUTO, [tmp_path / "private"])
+    if not box.active:
+        pytest.skip(box.reason)
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "key").write_text("k")
+    marker = f"/dev/shm/grader-test-{tmp_path.name}"
+    Path(marker).write_text("host")
+    try:
+        script = (f"test ! -e {tmp_path}/private/key && test ! -e {marker} && test -e /dev/null && "
+                  f"touch /dev/shm/inside && echo ok")
+        out = subprocess.run(box.wrap(["sh", "-c", script], []), capture_output=True, text=True, timeout=60)
+        assert out.stdout.strip() == "ok", out.stderr
+        assert not Path("/dev/shm/inside").exists(), "the box's /dev/shm is its own"
+    finally:
+        Path(marker).unlink()

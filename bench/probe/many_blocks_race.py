@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from grader import case as cases, spec  # noqa: E402
+from grader import case as cases, source as sources, spec  # noqa: E402
 from grader.cuda_backend import CudaBackend  # noqa: E402
 from grader.spec import Shape  # noqa: E402
 
@@ -31,7 +31,7 @@ def main() -> None:
     challenge = spec.load(ROOT / "challenges", "matmul")
     backend = CudaBackend()
     source = ROOT / "tests/submissions/missing_sync.cu"
-    built = backend.build(source, source.name, challenge, None)
+    built = backend.build(sources.read(source), challenge, None)
     assert built.artifact, built.message
     results = {}
     with backend.worker(built, challenge) as worker:

@@ -22,10 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from grader import build, run
-from grader.buffers import SharedHostBuffer
+from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.cuda_backend import Environment
 from grader.emulator.translate import translate
 from grader.errors import BackendUnavailable
+from grader.source import Source
 from grader.spec import Challenge, Param
 
 HERE = Path(__file__).resolve().parent
@@ -86,20 +87,17 @@ class EmulatorBackend:
         return Environment(self.name, None, None, None, self.nvcc.version if self.nvcc else None, None, None)
 
     # -- build
-    def build(self, source: Path, display_path: str, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
+    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
         notes: list[str] = []
         if self.nvcc is not None:
-            checked = build.build(build.BuildRequest(source, display_path, challenge.prototype(), challenge.entry,
-                                                     self.nvcc, cache_dir, challenge.limits.compile_s))
+            checked = build.build(build.BuildRequest(source, challenge.prototype(), challenge.entry, self.nvcc,
+                                                     cache_dir, challenge.limits.compile_s, self.sandbox))
             if checked.status is not build.BuildStatus.OK:
                 return checked
         else:
             notes.append("nvcc was not found, so nvcc did not check this file; the GPU may reject what the emulator accepts")
-        try:
-            text = source.read_text(errors="replace")
-        except OSError as exc:
-            return build.unreadable(display_path, exc)
-        translated = translate(text)
+        display_path = source.display_path
+        translated = translate(source.text)
         if translated.unsupported:
             first = translated.unsupported[0]
             return build.BuildResult(build.BuildStatus.UNSUPPORTED, f"{display_path}:{first.line}: {first.message}")
@@ -121,17 +119,23 @@ class EmulatorBackend:
         source = work / "submission.cpp"
         source.write_text(unit)
         command = self._link_command(source.name, runtime)
-        tool = build.run_tool(command, work, challenge.limits.compile_s)
+        tool = build.run_tool(command, work, challenge.limits.compile_s, self.sandbox, self._compile_paths(runtime))
         result = build.compiled(tool, command, work, source, display_path, challenge.entry, challenge.prototype(),
                                 challenge.limits.compile_s)
         if result.status is not build.BuildStatus.OK:
             return result
         return dataclasses.replace(result, artifact=work / EXECUTABLE)
 
+    def _compile_paths(self, runtime: Path | None = None) -> tuple[Path, ...]:
+        """What the boxed g++ must see: its installation, the runtime's source and headers, its object."""
+        return (*build.toolchain_paths(Path(self.cxx)), HERE, *((runtime.parent,) if runtime else ()))
+
     def _link_command(self, source_name: str, runtime: Path) -> tuple[str, ...]:
-        """g++ on a translated unit (the compatibility header forced in), linked with the runtime."""
-        return (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-include", "cuda_emu.h", "-x", "c++", source_name,
-                "-x", "none", str(runtime), "-o", EXECUTABLE, "-lrt")
+        """g++ on a translated unit (the compatibility header forced in), linked with the runtime. The
+        runtime comes first: its `.preinit_array` entry, which records the process's signal handlers and
+        limits before any static constructor runs, must run before any the submission brings."""
+        return (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), str(runtime), "-include", "cuda_emu.h", "-x", "c++",
+                source_name, "-o", EXECUTABLE)
 
     def _runtime_object(self, cache_dir: Path | None, timeout_s: float) -> Path | build.BuildResult:
         """The runtime, compiled once per runtime source and compiler."""
@@ -139,7 +143,7 @@ class EmulatorBackend:
         command = (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-c", str(RUNTIME), "-o", "runtime.o")
 
         def compile_in(work: Path) -> build.BuildResult:
-            tool = build.run_tool(command, work, timeout_s)
+            tool = build.run_tool(command, work, timeout_s, self.sandbox, self._compile_paths())
             if tool.returncode != 0:
                 return build.BuildResult(build.BuildStatus.COMPILE_ERROR,
                                          "the grader's emulator runtime failed to compile (a grader bug):\n" + tool.log,
@@ -200,7 +204,7 @@ class EmulatorBackend:
 
         def compile_in(work: Path) -> build.BuildResult:
             (work / "calibrate.cpp").write_text(unit)
-            tool = build.run_tool(command, work, timeout_s)
+            tool = build.run_tool(command, work, timeout_s, self.sandbox, self._compile_paths(runtime))
             status = build.BuildStatus.OK if tool.returncode == 0 else build.BuildStatus.COMPILE_ERROR
             return build.BuildResult(status, tool.log, work / EXECUTABLE, log=tool.log, command=command,
                                      seconds=tool.seconds)
@@ -209,13 +213,21 @@ class EmulatorBackend:
 
     # -- run
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
+        """The worker inherits its arena's descriptor (bubblewrap passes it through): the buffers the
+        grader makes while it runs are reachable by that descriptor only, never by a name."""
         executable = str(built.artifact)
+        arena = self._arenas.for_worker()
         return run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
-                                                     "--results-fd", str(results)], encode=encode_command,
-                          sandbox=self.sandbox, visible=[built.artifact.parent])
+                                                     "--results-fd", str(results), "--arena-fd", str(arena.fd)],
+                          encode=lambda command: encode_command(command, arena), sandbox=self.sandbox,
+                          visible=[built.artifact.parent], pass_fds=(arena.fd,))
 
     def buffer(self, name, shape, dtype) -> SharedHostBuffer:
-        return SharedHostBuffer(name, shape, dtype)
+        return SharedHostBuffer(name, shape, dtype, arena=self._arenas.for_buffers())
+
+    @functools.cached_property
+    def _arenas(self) -> ArenaPerWorker:
+        return ArenaPerWorker()
 
     def synchronize(self) -> None:
         pass  # host memory: the worker sees writes as soon as they are made
@@ -232,9 +244,11 @@ def _emulator_gap(failed: build.BuildResult) -> build.BuildResult:
         "(a CUDA library, header or API call); grade it on a GPU. The emulator's compiler said:\n" + failed.message))
 
 
-def encode_command(command: dict) -> str:
-    """The runtime's line protocol: `ID call ORDER N ARG...` with p<shm>@<offset>, i<int>, f<float>
-    (ID: the request's id, which the answer repeats), `ID ping`, `ID exit`."""
+def encode_command(command: dict, arena: SharedArena | None = None) -> str:
+    """The runtime's line protocol: `ID call ORDER N ARG...` with p<start>,<length>@<offset> (a buffer:
+    bytes [start, start+length) of the worker's arena, the pointer `offset` bytes in), i<int>,
+    f<float> (ID: the request's id, which the answer repeats), `ID ping`, `ID exit`. `arena` is the
+    one the worker holds: a buffer of any other would be read as the wrong bytes."""
     request = str(int(command.get("id", 0)))
     if command["op"] in ("exit", "ping"):
         return f"{request} {command['op']}"
@@ -242,8 +256,8 @@ def encode_command(command: dict) -> str:
         raise ValueError(f"the emulator cannot {command['op']!r}: it reports correctness only")
     args = []
     for arg in command["args"]:
-        if "shm" in arg:
-            args.append(f"p{arg['shm']}@{arg['offset']}")
+        if "arena" in arg:
+            args.append(_encode_buffer(arg, arena))
         elif "int" in arg:
             args.append(f"i{int(arg['int'])}")
         else:
@@ -251,8 +265,14 @@ def encode_command(command: dict) -> str:
     return " ".join([request, "call", command.get("order", "forward"), str(len(args)), *args])
 
 
+def _encode_buffer(arg: dict, arena: SharedArena | None) -> str:
+    if arena is None or arg["arena"] != arena.token:
+        raise ValueError("a buffer made in an arena this worker does not hold (made for another worker?)")
+    return f"p{int(arg['start'])},{int(arg['length'])}@{int(arg['offset'])}"
+
+
 def _unit(translated: str, display_path: str, challenge: Challenge) -> str:
-    quoted = display_path.replace("\\", "\\\\").replace('"', '\\"')
+    quoted = build.line_name(display_path)
     args = ", ".join(_argument(i, p) for i, p in enumerate(challenge.params))
     return (f'#line 1 "{quoted}"\n{translated}\n#line 1 "{build.EPILOGUE_NAME}"\n'
             f'extern "C" {challenge.prototype()};\n'

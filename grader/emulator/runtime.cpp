@@ -1,5 +1,8 @@
 // The emulator runtime: fibers, the block scheduler, barriers and warp operations, the CUDA
-// runtime API, and the worker's main loop that the grader drives over two pipes.
+// runtime API, and the worker's main loop that the grader drives over two pipes, handing it its
+// buffers as extents of one anonymous file it inherits (the arena: named nowhere, so no other
+// process can open it). The submission shares this process, so the runtime also guards what it
+// relies on (its signal handlers, the resource limits): see "the runtime's own defences".
 //
 // One OS thread (a "worker") runs one block at a time; each CUDA thread of the block is a fiber
 // with its own stack, switched by a hand-written context switch (a few nanoseconds, against
@@ -17,15 +20,24 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstddef>
 #include <dirent.h>
 #include <fcntl.h>
 #include <functional>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
 #include <set>
 #include <mutex>
 #include <string>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <thread>
+#include <ucontext.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -1043,6 +1055,19 @@ std::string memory_fault(bool kernel, const siginfo_t* info) {
                   : "segmentation fault";
 }
 
+std::atomic<bool> g_answered_last{false};
+
+// The process's last answer, a crash report, then its end. Two threads may fail at once (two blocks
+// fault together): one answers and ends the process, the other waits for that, so the grader never
+// reads two answers to one request, nor a half-written one.
+[[noreturn]] void answer_and_exit(const std::string& crash, int status) {
+    if (g_answered_last.exchange(true)) {
+        for (;;) pause();
+    }
+    reply("{\"ok\": false, \"crash\": " + json_string(crash) + "}");
+    _exit(status);
+}
+
 void on_fatal_signal(int signal, siginfo_t* info, void*) {
     const char* name = signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : signal == SIGFPE ? "SIGFPE"
                      : signal == SIGILL ? "SIGILL" : "SIGABRT";
@@ -1052,8 +1077,155 @@ void on_fatal_signal(int signal, siginfo_t* info, void*) {
         ? memory_fault(kernel, info)
         : signal == SIGFPE ? "arithmetic exception (integer division by zero?)"
         : signal == SIGABRT ? "abort (a failed assert?)" : "illegal instruction (__trap()?)";
-    reply("{\"ok\": false, \"crash\": " + json_string(emu::format("%s (%s) %s", what.c_str(), name, where.c_str())) + "}");
-    _exit(128 + signal);
+    answer_and_exit(emu::format("%s (%s) %s", what.c_str(), name, where.c_str()), 128 + signal);
+}
+
+// ----------------------------------------------------------------------------- the runtime's own defences
+//
+// The submission runs in this process and may call what the runtime calls. Some of that would make
+// the grade lie: a SIGSEGV handler of its own that maps the faulting page turns a wild write into a
+// success; an ignored SIGXCPU or a raised resource limit lets it outgrow the box the grader built.
+// So the runtime records what it relies on (ProcessState) before any static constructor runs, again
+// once it has set itself up, and compares after every call of the entry point; and a seccomp filter
+// refuses those changes outright, trapping the attempt into a SIGSYS answered as a crash naming it.
+
+struct Watched {
+    int signal;
+    const char* name;
+    const char* why;  // what the runtime needs it for: the message says it
+};
+
+constexpr Watched kWatched[] = {
+    {SIGSEGV, "SIGSEGV", "the emulator uses it to catch wild memory accesses"},
+    {SIGBUS, "SIGBUS", "the emulator uses it to catch accesses past the end of mapped memory"},
+    {SIGFPE, "SIGFPE", "the emulator uses it to report integer division by zero"},
+    {SIGILL, "SIGILL", "the emulator uses it to report __trap() and illegal instructions"},
+    {SIGABRT, "SIGABRT", "the emulator uses it to report failed assertions"},
+    {SIGSYS, "SIGSYS", "the emulator uses it to refuse changes to these handlers and to its limits"},
+    {SIGXCPU, "SIGXCPU", "the CPU time limit stops the worker with it"},
+    {SIGXFSZ, "SIGXFSZ", "the file size limit stops the worker with it"},
+};
+constexpr int kWatchedCount = sizeof kWatched / sizeof kWatched[0];
+
+constexpr const char* kLimitNames[] = {
+    "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE", "RLIMIT_RSS",
+    "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_MEMLOCK", "RLIMIT_AS", "RLIMIT_LOCKS", "RLIMIT_SIGPENDING",
+    "RLIMIT_MSGQUEUE", "RLIMIT_NICE", "RLIMIT_RTPRIO", "RLIMIT_RTTIME"};
+constexpr int kLimitCount = sizeof kLimitNames / sizeof kLimitNames[0];
+static_assert(kLimitCount == RLIM_NLIMITS, "name every resource limit this system has");
+
+// Plain data filled by system calls only: the first capture runs before the C++ library is set up.
+struct ProcessState {
+    struct sigaction actions[kWatchedCount];
+    rlimit limits[kLimitCount];
+    stack_t alternate;  // the calling thread's alternate signal stack
+    sigset_t blocked;   // the calling thread's signal mask
+};
+
+void capture(ProcessState& state) {
+    std::memset(&state, 0, sizeof state);
+    for (int i = 0; i < kWatchedCount; ++i) sigaction(kWatched[i].signal, nullptr, &state.actions[i]);
+    for (int r = 0; r < kLimitCount; ++r) getrlimit(static_cast<__rlimit_resource_t>(r), &state.limits[r]);
+    sigaltstack(nullptr, &state.alternate);
+    pthread_sigmask(SIG_BLOCK, nullptr, &state.blocked);
+}
+
+ProcessState g_before_constructors;  // as the process started, before any static constructor ran
+ProcessState g_expected;             // once the runtime set itself up: what every call must leave
+
+void capture_before_constructors(int, char**, char**) { capture(g_before_constructors); }
+
+// .preinit_array runs before every constructor of the executable, whatever its priority, and before
+// the C++ library's own (only another .preinit_array entry of the submission's would run earlier).
+__attribute__((section(".preinit_array"), used)) void (*const g_capture_at_start)(int, char**, char**) =
+    capture_before_constructors;
+
+std::string signal_text(int signal) {
+    for (const Watched& w : kWatched)
+        if (w.signal == signal) return emu::format("%s (%s)", w.name, w.why);
+    return emu::format("signal %d", signal);
+}
+
+std::string limit_name(long resource) {
+    return resource >= 0 && resource < kLimitCount ? kLimitNames[resource] : emu::format("resource %ld", resource);
+}
+
+std::string limit_value(rlim_t value) {
+    return value == RLIM_INFINITY ? "unlimited" : emu::format("%llu", static_cast<unsigned long long>(value));
+}
+
+std::string limit_change(int resource, const rlimit& before, const rlimit& after) {
+    std::string text = "the submission changed its resource limit " + limit_name(resource) + " (";
+    if (before.rlim_cur != after.rlim_cur)
+        text += "soft limit " + limit_value(before.rlim_cur) + " -> " + limit_value(after.rlim_cur);
+    if (before.rlim_cur != after.rlim_cur && before.rlim_max != after.rlim_max) text += ", ";
+    if (before.rlim_max != after.rlim_max)
+        text += "hard limit " + limit_value(before.rlim_max) + " -> " + limit_value(after.rlim_max);
+    return text + ")";
+}
+
+bool same_action(const struct sigaction& a, const struct sigaction& b) {
+    return reinterpret_cast<void*>(a.sa_handler) == reinterpret_cast<void*>(b.sa_handler) && a.sa_flags == b.sa_flags;
+}
+
+bool same_stack(const stack_t& a, const stack_t& b) {
+    return a.ss_sp == b.ss_sp && a.ss_size == b.ss_size && (a.ss_flags & SS_DISABLE) == (b.ss_flags & SS_DISABLE);
+}
+
+// The first way `now` differs from `expected`, worded for the student; empty when nothing does.
+std::string tampering(const ProcessState& expected, const ProcessState& now) {
+    for (int i = 0; i < kWatchedCount; ++i) {
+        int signal = kWatched[i].signal;
+        if (!same_action(expected.actions[i], now.actions[i]))
+            return "the submission replaced the handler of " + signal_text(signal);
+        if (sigismember(&expected.blocked, signal) != sigismember(&now.blocked, signal))
+            return std::string("the submission ") + (sigismember(&now.blocked, signal) ? "blocked " : "unblocked ") +
+                   signal_text(signal);
+    }
+    for (int r = 0; r < kLimitCount; ++r) {
+        const rlimit &before = expected.limits[r], &after = now.limits[r];
+        if (before.rlim_cur != after.rlim_cur || before.rlim_max != after.rlim_max)
+            return limit_change(r, before, after);
+    }
+    if (!same_stack(expected.alternate, now.alternate))
+        return "the submission changed the alternate signal stack (the emulator's crash handlers run on it)";
+    return "";
+}
+
+// After a call of the entry point: anything the runtime relies on that the call changed ends the worker.
+void check_untouched() {
+    ProcessState now;
+    capture(now);
+    std::string changed = tampering(g_expected, now);
+    if (changed.empty()) return;
+    std::fflush(stdout);  // the grader shows what the submission printed
+    answer_and_exit(changed, 3);
+}
+
+pid_t g_worker_pid = 0;
+
+std::string refused_call(long number, const greg_t* registers) {
+    switch (number) {
+        case SYS_rt_sigaction: return "replace the handler of " + signal_text(static_cast<int>(registers[REG_RDI]));
+        case SYS_prlimit64: return "change its resource limit " + limit_name(static_cast<int>(registers[REG_RSI]));
+        case SYS_setrlimit: return "change its resource limit " + limit_name(static_cast<int>(registers[REG_RDI]));
+        case SYS_sigaltstack: return "change the alternate signal stack (the emulator's crash handlers run on it)";
+        default: return "install a seccomp filter of its own (one could hide changes from the emulator's checks)";
+    }
+}
+
+// A system call the filter refused. In the worker it is the submission's attempt: answered, and the
+// end of the worker. In a process the submission forked, which answers nothing, the call just fails.
+void on_refused_call(int, siginfo_t* info, void* context) {
+    greg_t* registers = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
+    if (getpid() != g_worker_pid) {
+        registers[REG_RAX] = -EPERM;
+        return;
+    }
+    std::string what = refused_call(info->si_syscall, registers);
+    answer_and_exit(emu::format("the submission tried to %s, %s; the emulator does not allow that", what.c_str(),
+                                emu::crash_context().c_str()),
+                    128 + SIGSYS);
 }
 
 void install_crash_handlers() {
@@ -1066,6 +1238,86 @@ void install_crash_handlers() {
     action.sa_sigaction = on_fatal_signal;
     action.sa_flags = SA_ONSTACK | SA_SIGINFO;
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &action, nullptr);
+    action.sa_sigaction = on_refused_call;
+    sigaction(SIGSYS, &action, nullptr);
+    // The limits stop the worker by these signals' default action, whatever the grader inherited.
+    signal(SIGXCPU, SIG_DFL);
+    signal(SIGXFSZ, SIG_DFL);
+    sigset_t watched;
+    sigemptyset(&watched);
+    for (const Watched& w : kWatched) sigaddset(&watched, w.signal);
+    pthread_sigmask(SIG_UNBLOCK, &watched, nullptr);
+}
+
+// ----------------------------------------------------------------------------- the seccomp filter
+//
+// Classic BPF over struct seccomp_data. Every block ends in a return on every path, so the test
+// before a block skips it whole by its length, with the syscall number still loaded.
+
+using Program = std::vector<sock_filter>;
+
+constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
+constexpr uint32_t kTrap = SECCOMP_RET_TRAP;
+constexpr uint32_t kNoSuchCall = SECCOMP_RET_ERRNO | ENOSYS;
+
+sock_filter load(uint32_t offset) { return BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); }
+sock_filter give(uint32_t action) { return BPF_STMT(BPF_RET | BPF_K, action); }
+// Go on if the loaded word is `value`, else skip `count` statements.
+sock_filter unless_equal_skip(uint32_t value, size_t count) {
+    return BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, static_cast<uint8_t>(count));
+}
+
+constexpr uint32_t arg_low(int index) { return offsetof(seccomp_data, args) + 8 * index; }  // little-endian
+constexpr uint32_t arg_high(int index) { return arg_low(index) + 4; }
+
+void append(Program& to, const Program& more) { to.insert(to.end(), more.begin(), more.end()); }
+
+// A pointer argument that is null asks for the current setting (allowed); any other sets a new one.
+Program unless_null(int index, const Program& otherwise) {
+    Program block = {load(arg_low(index)), unless_equal_skip(0, 3), load(arg_high(index)), unless_equal_skip(0, 1),
+                     give(kAllow)};
+    append(block, otherwise);
+    return block;
+}
+
+Program trap_watched_signals() {
+    Program block = {load(arg_low(0))};  // the signal: an int, the low word
+    for (const Watched& w : kWatched)
+        append(block, {unless_equal_skip(static_cast<uint32_t>(w.signal), 1), give(kTrap)});
+    block.push_back(give(kAllow));
+    return block;
+}
+
+Program for_call(long number, const Program& block) {
+    Program test = {unless_equal_skip(static_cast<uint32_t>(number), block.size())};
+    append(test, block);
+    return test;
+}
+
+// Refused (trapped): a new handler for a watched signal, a new resource limit, a new alternate
+// stack, another seccomp filter. Calls through another ABI (x32, int 0x80), whose numbers differ,
+// fail whole: the runtime makes none.
+Program syscall_filter() {
+    Program program = {load(offsetof(seccomp_data, arch)), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+                       give(kNoSuchCall),
+                       load(offsetof(seccomp_data, nr)), BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
+                       give(kNoSuchCall)};
+    append(program, for_call(SYS_rt_sigaction, unless_null(1, trap_watched_signals())));
+    append(program, for_call(SYS_sigaltstack, unless_null(0, {give(kTrap)})));
+    append(program, for_call(SYS_prlimit64, unless_null(2, {give(kTrap)})));
+    append(program, for_call(SYS_setrlimit, {give(kTrap)}));
+    append(program, for_call(SYS_seccomp, {give(kTrap)}));
+    append(program, for_call(SYS_prctl, {load(arg_low(0)), unless_equal_skip(PR_SET_SECCOMP, 1), give(kTrap),
+                                         give(kAllow)}));
+    program.push_back(give(kAllow));
+    return program;
+}
+
+// Best effort: where the kernel refuses filters, the checks after each call still catch the changes.
+void install_syscall_filter() {
+    Program program = syscall_filter();
+    sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter);
 }
 
 struct Mapping {
@@ -1073,15 +1325,26 @@ struct Mapping {
     size_t size = 0;
 };
 
-bool map_shared(const std::string& name, Mapping& mapping) {
-    int fd = shm_open(name.c_str(), O_RDWR, 0);
-    if (fd < 0) return false;
+int g_arena_fd = -1;  // the grader's buffers: one anonymous file, inherited (--arena-fd), named nowhere
+
+// "p<start>,<length>@<offset>": bytes [start, start+length) of the arena, the argument pointing
+// `offset` bytes in. The grader grows the file before it names an extent; one past its end would
+// fault on first touch, blamed on the submission, so it is refused here. Returns the problem, or "".
+std::string map_buffer(const char* token, Mapping& mapping, void*& pointer) {
+    unsigned long long start = 0, length = 0, offset = 0;
+    if (std::sscanf(token, "p%llu,%llu@%llu", &start, &length, &offset) != 3 || offset >= length)
+        return emu::format("a malformed buffer argument %.40s", token);
+    if (g_arena_fd < 0) return "a buffer argument, but no arena (--arena-fd)";
     struct stat info {};
-    fstat(fd, &info);
-    mapping.size = static_cast<size_t>(info.st_size);
-    mapping.base = mmap(nullptr, mapping.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    return mapping.base != MAP_FAILED;
+    unsigned long long size = fstat(g_arena_fd, &info) == 0 ? static_cast<unsigned long long>(info.st_size) : 0;
+    if (length > size || start > size - length)
+        return emu::format("the buffer at %llu (%llu bytes) lies past the arena's end (%llu bytes)", start, length,
+                           size);
+    void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, g_arena_fd, static_cast<off_t>(start));
+    if (base == MAP_FAILED) return emu::format("cannot map the buffer at %llu: %s", start, std::strerror(errno));
+    mapping = Mapping{base, static_cast<size_t>(length)};
+    pointer = static_cast<char*>(base) + offset;
+    return "";
 }
 
 std::string launch_log_json() {
@@ -1142,7 +1405,7 @@ std::string leftovers(int threads_before, int pool_before, const std::set<std::s
     return out;
 }
 
-// "call ORDER N ARG..." with ARG one of p<shm name>@<offset>, i<integer>, f<number>
+// "call ORDER N ARG..." with ARG one of p<start>,<length>@<offset> (see map_buffer), i<integer>, f<number>
 std::string handle_call(char* line) {
     char* save = nullptr;
     strtok_r(line, " \n", &save);
@@ -1156,11 +1419,9 @@ std::string handle_call(char* line) {
         char* token = strtok_r(nullptr, " \n", &save);
         if (!token) return "{\"ok\": false, \"internal\": \"too few arguments\"}";
         if (token[0] == 'p') {
-            char* at = std::strchr(token, '@');
-            *at = 0;
             Mapping mapping;
-            if (!map_shared(token + 1, mapping)) return "{\"ok\": false, \"internal\": " + json_string(std::string("cannot map ") + (token + 1)) + "}";
-            args[i].p = static_cast<char*>(mapping.base) + std::atoll(at + 1);
+            std::string problem = map_buffer(token, mapping, args[i].p);
+            if (!problem.empty()) return "{\"ok\": false, \"internal\": " + json_string(problem) + "}";
             mappings.push_back(mapping);
         } else if (token[0] == 'i') {
             args[i].i = std::atoll(token + 1);
@@ -1173,6 +1434,7 @@ std::string handle_call(char* line) {
     auto started = std::chrono::steady_clock::now();
     emu_invoke_entry(args.data());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    check_untouched();
     std::string left = leftovers(threads_before, pool_before, libraries_before);
     for (auto& m : mappings) munmap(m.base, m.size);
     cudaError_t error = cudaGetLastError();
@@ -1195,12 +1457,20 @@ int main(int argc, char** argv) {
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--commands-fd") == 0) commands_fd = std::atoi(argv[i + 1]);
         if (std::strcmp(argv[i], "--results-fd") == 0) g_results_fd = std::atoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--arena-fd") == 0) g_arena_fd = std::atoi(argv[i + 1]);
     }
     if (commands_fd < 0 || g_results_fd < 0) {
         std::fprintf(stderr, "usage: %s --commands-fd N --results-fd M (started by the grader)\n", argv[0]);
         return 2;
     }
+    g_worker_pid = getpid();
+    ProcessState after_constructors;
+    capture(after_constructors);
+    std::string changed = tampering(g_before_constructors, after_constructors);
+    if (!changed.empty()) answer_and_exit("in a static constructor, before solve was ever called, " + changed, 3);
     install_crash_handlers();
+    capture(g_expected);
+    install_syscall_filter();
     FILE* commands = fdopen(commands_fd, "r");
     reply("{\"ok\": true, \"ready\": true}");
     std::vector<char> line(1 << 16);

@@ -3,6 +3,8 @@
 // Hunts for files it must never see: other submissions' *.cu sources in the grader's cache, /work,
 // /home, /root, $HOME, "..", $PYTHONPATH and beside its own build folder. If it reads one it prints
 // the path and leaves C unwritten (WRONG_ANSWER, as without the sandbox); sandboxed, all are hidden.
+// The grader's own package (its emulator holds a trusted calibrate.cu) is shown on purpose, as is
+// the submission's own build: neither counts.
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -87,6 +89,11 @@ static std::string forbidden_file() {
     if (self.empty()) self = canonical("/proc/self/exe");
     std::string build = parent_of(self);
     if (!build.empty()) g_own.insert(build);
+    if (const char* paths = std::getenv("PYTHONPATH")) {  // the grader package, shown read-only on purpose
+        std::string first = paths;
+        first = first.substr(0, first.find(':'));
+        if (!first.empty()) g_own.insert(canonical(first + "/grader"));
+    }
 
     std::string found;
     for (const char* root : {"/root/.cache/cuda-grader", "/work", "/home", "/root"})

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# GPU checks of issue 11 (trust boundary), in stages that each fit one device call:
+#   STAGE=smoke   the CUDA worker in its new box (private /dev with the GPU's nodes, private /dev/shm,
+#                 seccomp filter, non-dumpable grader): grade the naive level, then the hostile corpus
+#   STAGE=tests   python3 -m pytest -m gpu (GPU corpus, hostile corpus, ladder, classroom)
+#   STAGE=compile the wall time a boxed compile adds (bench/boxed_compile.py)
+# bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in
+# Python packages the machine lacks. Logs under $OUT.
+set -u
+export PYTHONUNBUFFERED=1 COLUMNS=200
+OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
+if ! command -v bwrap >/dev/null 2>&1 && ls .debs/bubblewrap_*.deb >/dev/null 2>&1; then
+  dpkg-deb -x .debs/bubblewrap_*.deb /tmp/bw && export PATH=/tmp/bw/usr/bin:$PATH
+fi
+if ! python3 -c "import click, rich" 2>/dev/null && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
+fi
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +"%Y-%m-%d %H:%M UTC";
+  bwrap --version; uname -r; id -u; } | tee "$OUT/env.txt"
+
+case "${STAGE:-smoke}" in
+smoke)
+  grader run challenges/matmul/levels/1_naive.cu --seed 1 --sandbox required --cache-dir /tmp/c1 2>&1 | tail -25 | tee "$OUT/naive.txt"
+  python3 -m pytest -m gpu -q -x -p no:cacheprovider tests/test_hostile.py 2>&1 | tail -40 | tee "$OUT/hostile.txt";;
+tests)
+  python3 -m pytest -m gpu -q -p no:cacheprovider -rs tests 2>&1 | tail -60 | tee "$OUT/gpu_tests.txt";;
+compile)
+  python3 bench/boxed_compile.py 2>&1 | tee "$OUT/boxed_compile.txt";;
+esac

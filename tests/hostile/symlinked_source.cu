@@ -1,0 +1,1 @@
+link_target/solution.cu.txt

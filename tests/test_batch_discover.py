@@ -1,0 +1,290 @@
+"""`grader grade FOLDER`: what is found in a class folder, what is skipped and why, and a batch that
+goes on when the grader fails on one student's file. Nothing here compiles."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from grader import batch, cli, pipeline
+from grader.cuda_backend import Environment
+from grader.errors import SpecError, UsageError
+from grader.exitcodes import ExitCode
+from grader.results import GradeReport, Mode
+from grader.store import Store
+from grader.verdict import Verdict
+
+from conftest import CHALLENGES
+
+KERNEL = "extern \"C\" void solve() {}\n"
+
+
+def write(path: Path, text: str = KERNEL) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def reasons(found: batch.Discovery, folder: Path) -> dict[str, str]:
+    return {str(s.path.relative_to(folder)): s.reason for s in found.skipped}
+
+
+def users(found: batch.Discovery) -> dict[str, str]:
+    return {s.user: s.path.name for s in found.submissions}
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def test_files_and_folders_with_one_cu_file_are_submissions(tmp_path):
+    write(tmp_path / "alice.cu")
+    write(tmp_path / "bob" / "kernel.cu")
+    write(tmp_path / "bob" / "notes.txt")  # other files in a student's folder are ignored
+    found = batch.discover(tmp_path)
+    assert users(found) == {"alice": "alice.cu", "bob": "kernel.cu"}
+    assert found.skipped == ()
+
+
+def test_the_preferred_name_is_taken_in_order_and_the_rest_said_skipped(tmp_path):
+    for name in ("main.cu", "solution.cu", "scratch.cu"):
+        write(tmp_path / "carol" / name)
+    found = batch.discover(tmp_path)
+    assert users(found) == {"carol": "solution.cu"}
+    assert reasons(found, tmp_path) == {
+        "carol/main.cu": "not graded: solution.cu is the one taken from this folder",
+        "carol/scratch.cu": "not graded: solution.cu is the one taken from this folder",
+    }
+
+
+def test_a_folder_with_several_cu_files_and_none_preferred_is_skipped(tmp_path):
+    write(tmp_path / "dave" / "a.cu")
+    write(tmp_path / "dave" / "b.cu")
+    found = batch.discover(tmp_path)
+    assert found.submissions == ()
+    assert reasons(found, tmp_path) == {"dave": "2 .cu files (a.cu, b.cu) and none named solution.cu, mine.cu or "
+                                                "main.cu: keep one, or name the one to grade solution.cu"}
+
+
+def test_many_names_are_cut(tmp_path):
+    for i in range(7):
+        write(tmp_path / "erin" / f"part{i}.cu")
+    reason = reasons(batch.discover(tmp_path), tmp_path)["erin"]
+    assert reason.startswith("7 .cu files (part0.cu, part1.cu, part2.cu, part3.cu, part4.cu, …) and none named")
+
+
+def test_folders_without_a_cu_file_and_nested_folders_are_skipped(tmp_path):
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "frank" / "README.md", "my solution is in src/")
+    write(tmp_path / "frank" / "src" / "solution.cu")
+    write(tmp_path / "gina" / "solution.cu")
+    write(tmp_path / "gina" / "old" / "solution.cu")
+    found = batch.discover(tmp_path)
+    assert users(found) == {"gina": "solution.cu"}
+    assert reasons(found, tmp_path) == {
+        "empty": "no .cu file",
+        "frank": "no .cu file",
+        "frank/src": "a folder inside frank/: only .cu files directly in a student's folder are graded",
+        "gina/old": "a folder inside gina/: only .cu files directly in a student's folder are graded",
+    }
+
+
+def test_files_that_are_not_cu_are_skipped(tmp_path):
+    write(tmp_path / "harry.cu")
+    write(tmp_path / "grades.csv", "x")
+    write(tmp_path / "ivy.CU")
+    write(tmp_path / "jack.cu.txt")
+    found = batch.discover(tmp_path)
+    assert users(found) == {"harry": "harry.cu"}
+    assert reasons(found, tmp_path) == {name: "not a .cu file" for name in ("grades.csv", "ivy.CU", "jack.cu.txt")}
+
+
+def test_symbolic_links_are_skipped_and_never_followed(tmp_path):
+    outside = write(tmp_path / "outside" / "secret.cu")
+    (tmp_path / "outside" / "dir").mkdir()
+    folder = tmp_path / "class"
+    write(folder / "kim.cu")
+    (folder / "link.cu").symlink_to(outside)
+    (folder / "linked_folder").symlink_to(tmp_path / "outside")
+    (folder / "dangling.cu").symlink_to(tmp_path / "nowhere.cu")
+    write(folder / "lee" / "solution.cu")
+    (folder / "lee" / "extra.cu").symlink_to(outside)
+    (folder / "max").mkdir()
+    (folder / "max" / "solution.cu").symlink_to(outside)  # only a link: nothing to grade in max/
+    (folder / "max" / "notes").symlink_to(tmp_path / "outside" / "dir")  # a link that is not .cu: ignored
+    found = batch.discover(folder)
+    assert users(found) == {"kim": "kim.cu", "lee": "solution.cu"}
+    link = "a symbolic link: submissions must be regular files (links are not followed)"
+    assert reasons(found, folder) == {"dangling.cu": link, "link.cu": link, "linked_folder": link,
+                                      "lee/extra.cu": link, "max/solution.cu": link, "max": "no .cu file"}
+
+
+def test_hidden_entries_are_ignored_silently(tmp_path):
+    write(tmp_path / "nina.cu")
+    write(tmp_path / ".DS_Store", "x")
+    write(tmp_path / ".git" / "config", "x")
+    write(tmp_path / ".hidden.cu")
+    write(tmp_path / "oscar" / ".solution.cu.swp", "x")
+    write(tmp_path / "oscar" / "solution.cu")
+    found = batch.discover(tmp_path)
+    assert users(found) == {"nina": "nina.cu", "oscar": "solution.cu"}
+    assert found.skipped == ()
+
+
+def test_a_fifo_named_cu_is_skipped_without_opening_it(tmp_path):
+    os.mkfifo(tmp_path / "pipe.cu")  # opening it would block the batch forever
+    (tmp_path / "paul").mkdir()
+    os.mkfifo(tmp_path / "paul" / "solution.cu")
+    found = batch.discover(tmp_path)
+    assert found.submissions == ()
+    assert reasons(found, tmp_path) == {"pipe.cu": "not a regular file or folder",
+                                        "paul/solution.cu": "not a regular file or folder", "paul": "no .cu file"}
+
+
+def test_nothing_to_grade_is_a_usage_error_after_the_skipped_entries_are_known(tmp_path):
+    write(tmp_path / "notes.txt", "x")
+    found = batch.discover(tmp_path)
+    assert [s.reason for s in found.skipped] == ["not a .cu file"]
+    with pytest.raises(UsageError, match="no submissions"):
+        found.require_submissions()
+
+
+def test_a_file_instead_of_a_folder_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="is not a folder"):
+        batch.discover(write(tmp_path / "one.cu"))
+
+
+def invoke(*args: str):
+    terminal = cli.Terminal(Console(record=True, width=300), Console(record=True, width=300, stderr=True))
+    result = CliRunner().invoke(cli.cli, list(args), obj=terminal)
+    return result, terminal.err.export_text()
+
+
+def test_grade_prints_each_skipped_entry_inert(tmp_path):
+    folder = tmp_path / "class"
+    write(folder / "notes.txt", "x")
+    write(folder / "evil\x1b[2J" / "a.cu")
+    write(folder / "evil\x1b[2J" / "b.cu")
+    (folder / "[red]link.cu").symlink_to(folder / "notes.txt")
+    result, err = invoke("grade", str(folder), "--db", str(tmp_path / "results.sqlite3"))
+    assert result.exit_code == ExitCode.USAGE, err
+    lines = [line for line in err.splitlines() if line.startswith("skipped")]
+    assert lines == [
+        f"skipped {folder}/[red]link.cu: a symbolic link: submissions must be regular files (links are not followed)",
+        f"skipped {folder}/evil\\x1b[2J: 2 .cu files (a.cu, b.cu) and none named solution.cu, mine.cu or main.cu: "
+        "keep one, or name the one to grade solution.cu",
+        f"skipped {folder}/notes.txt: not a .cu file",
+    ]
+    assert "no submissions in" in err
+    assert not (tmp_path / "results.sqlite3").exists(), "nothing opened before there is something to grade"
+
+
+# --------------------------------------------------------------------------- a batch that goes on
+
+
+class FakeBackend:
+    name = "emulator"
+    measures_time = False
+
+    def environment(self) -> Environment:
+        return Environment("emulator", None, None, None, None, None, None)
+
+
+def _report(display: str, challenge, verdict: Verdict = Verdict.ACCEPTED) -> GradeReport:
+    return GradeReport(
+        submission=display, challenge=challenge.slug, challenge_version=challenge.version,
+        functional_version=challenge.functional_version, performance_version=challenge.performance_version,
+        mode=Mode.SUBMIT, seed=7, verdict=verdict, message="", build=None, cases=(), performance=(),
+        environment=FakeBackend().environment(), baseline_label=None, grader_version="test", wall_s=0.0,
+        kernel_s=0.0)
+
+
+@pytest.fixture
+def class_folder(tmp_path) -> Path:
+    folder = tmp_path / "class"
+    for user in ("amy", "bob", "cat"):
+        write(folder / f"{user}.cu", KERNEL + f"// {user}\n")
+    return folder
+
+
+def _grade_all(folder: Path, db: Path, matmul, progress=None) -> batch.Summary:
+    options = pipeline.Options(Mode.SUBMIT, 7, None, secret=True)
+    with Store.open(db) as store:
+        return batch.grade_all(batch.discover(folder).require_submissions(), matmul, FakeBackend(), store, options,
+                               progress)
+
+
+def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp_path, class_folder, matmul,
+                                                                             monkeypatch):
+    graded = []
+
+    def grade(source, display, challenge, backend, options, progress=None):
+        graded.append(display)
+        if display.startswith("bob/"):
+            raise RuntimeError("the grader tripped on bob's file")
+        return _report(display, challenge)
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    db = tmp_path / "results.sqlite3"
+    summary = _grade_all(class_folder, db, matmul)
+    assert graded == ["amy/amy.cu", "bob/bob.cu", "cat/cat.cu"], "the students after bob are graded too"
+    assert summary.graded == 3 and summary.verdicts == {"ACCEPTED": 2, "RUNTIME_ERROR": 1}
+    assert [(f.user, f.error) for f in summary.failures] == [("bob", "RuntimeError: the grader tripped on bob's file")]
+    assert "Traceback" in summary.failures[0].traceback
+    with sqlite3.connect(db) as c:
+        rows = {user: (verdict, message, secret) for user, verdict, message, secret in
+                c.execute("SELECT user, verdict, message, secret_seed FROM runs")}
+    assert rows["amy"][0] == rows["cat"][0] == "ACCEPTED"
+    verdict, message, secret = rows["bob"]
+    assert verdict == "RUNTIME_ERROR" and secret == 1
+    assert "the grader failed on this file (RuntimeError: the grader tripped on bob's file)" in message
+    assert "not a judgement of the submission" in message
+
+
+def test_a_broken_challenge_stops_the_batch_rather_than_blaming_each_student(tmp_path, class_folder, matmul,
+                                                                            monkeypatch):
+    def grade(source, display, challenge, backend, options, progress=None):
+        raise SpecError(challenge.root / "reference.py", "generate", "raised SystemExit(0) when the grader called it")
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    with pytest.raises(SpecError):
+        _grade_all(class_folder, tmp_path / "results.sqlite3", matmul)
+    with sqlite3.connect(tmp_path / "results.sqlite3") as c:
+        assert c.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_ctrl_c_stops_the_batch(tmp_path, class_folder, matmul, monkeypatch):
+    def grade(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    with pytest.raises(KeyboardInterrupt):
+        _grade_all(class_folder, tmp_path / "results.sqlite3", matmul)
+
+
+class RecordingProgress:
+    def __init__(self):
+        self.labels = []
+
+    def stage(self, text, total=None):
+        pass
+
+    def advance(self, text):
+        self.labels.append(text)
+
+
+def test_student_names_reach_the_progress_bar_inert_and_as_plain_text(tmp_path, matmul, monkeypatch):
+    """The progress bar reads rich markup: a name like "[reverse]…" would be styled, and one with a
+    control character would move the teacher's cursor."""
+    from rich.text import Text
+
+    folder = tmp_path / "class"
+    write(folder / "[reverse]x\x1b[2J.cu")
+    monkeypatch.setattr(pipeline, "grade", lambda source, display, challenge, *a, **k: _report(display, challenge))
+    progress = RecordingProgress()
+    assert _grade_all(folder, tmp_path / "results.sqlite3", matmul, progress).graded == 1
+    assert [Text.from_markup(label).plain for label in progress.labels] == ["[reverse]x\\x1b[2J"]
