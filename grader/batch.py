@@ -25,11 +25,10 @@ from typing import Callable
 
 from rich.markup import escape
 
-from grader import __version__, pipeline
+from grader import __version__, pipeline, source as sources
 from grader.errors import GraderError, UsageError
 from grader.inert import visible
-from grader.results import GradeReport, Mode
-from grader import source as sources
+from grader.results import GRADER_FAILURE, GradeReport, Mode
 from grader.store import Store, source_hash
 from grader.verdict import Verdict
 
@@ -240,7 +239,7 @@ def _failure_report(display: str, challenge, backend, options: pipeline.Options,
                     wall_s: float) -> GradeReport:
     """A report saying the grader failed on this file. RUNTIME_ERROR, the nearest verdict there is, with
     a message that says it is the grader's failure and not a judgement of the code."""
-    message = (f"the grader failed on this file ({visible(failure.error)}); this is not a judgement of the "
+    message = (f"{GRADER_FAILURE} ({visible(failure.error)}); this is not a judgement of the "
                "submission: please report it, and grade this file again once the grader is fixed")
     return GradeReport(
         submission=display, challenge=challenge.slug, challenge_version=challenge.version,

@@ -420,10 +420,13 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
     report.render_batch_summary(summary, len(submissions), db, terminal.out)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
-                           f"as RUNTIME_ERROR for {visible(failure.user)}; please report it", style="red",
+                           f"as RUNTIME_ERROR for {visible(failure.user)}, graded again by the next batch; please "
+                           "report it", style="red",
                            markup=False, highlight=False)
         if click.get_current_context().meta.get(DEBUG_KEY):
             terminal.err.print(failure.traceback, markup=False, highlight=False, soft_wrap=True)
+    if summary.failures:  # every student was graded; the grader's own failures still need a person
+        sys.exit(int(ExitCode.INTERNAL))
 
 
 @cli.command()

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import __version__, pipeline
+from grader import __version__, pipeline, source as sources
 from grader.results import GradeReport, Mode
 from grader.spec import Challenge, Level
 
@@ -102,7 +102,7 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
         # the later builds overlap the earlier measurements. The timings are CUDA events on the GPU,
         # which compilers on the host do not disturb: on an H200 every rung came out within 0.7% of
         # the one measured with no build running.
-        builds = {level.number: pool.submit(backend.build, level.path, str(level.path), challenge, cache_dir)
+        builds = {level.number: pool.submit(backend.build, sources.read(level.path), challenge, cache_dir)
                   for level in available}
         for index, level in enumerate(challenge.levels, 1):
             where = f"ladder level {index} of {len(challenge.levels)} ({level.name})"

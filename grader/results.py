@@ -25,6 +25,10 @@ from grader.timing import TimingStats
 from grader.verdict import Verdict
 
 
+GRADER_FAILURE = "the grader failed on this file"
+"""How the message of a report the grader could not finish begins (batch.py writes it): such a run is
+kept against the student, but a later batch grades the file again."""
+
 class Mode(enum.Enum):
     RUN = "run"
     """Correctness only."""

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from grader.errors import GraderError
 from grader.exitcodes import ExitCode
-from grader.results import GradeReport, to_json
+from grader.results import GRADER_FAILURE, GradeReport, to_json
+from grader.verdict import Verdict
 
 BUSY_TIMEOUT_S = 60.0
 
@@ -223,11 +224,13 @@ class Store:
     def already_graded(self, user: str, challenge: str, digest: str, grader_version: str, gpu: str | None,
                        secret: bool) -> bool:
         """This user's source graded before by this grader version on this GPU (a copy under another
-        name is another student's submission and is graded again)."""
-        row = self.db.execute(
-            "SELECT 1 FROM runs WHERE user = ? AND challenge = ? AND source_hash = ? AND grader_version = ? "
-            "AND gpu IS ? AND secret_seed = ? LIMIT 1", (user, challenge, digest, grader_version, gpu, int(secret))).fetchone()
-        return row is not None
+        name is another student's submission and is graded again). A run the grader itself could not
+        finish (results.GRADER_FAILURE) does not count: the next batch grades that file again."""
+        rows = self.db.execute(
+            "SELECT verdict, report FROM runs WHERE user = ? AND challenge = ? AND source_hash = ? "
+            "AND grader_version = ? AND gpu IS ? AND secret_seed = ?",
+            (user, challenge, digest, grader_version, gpu, int(secret))).fetchall()
+        return any(not _grader_failure(verdict, report) for verdict, report in rows)
 
     def runs(self, challenge: str, gpu: str | None = None, secret_only: bool = False) -> list[Run]:
         sql = "SELECT * FROM runs WHERE challenge = ?"
@@ -265,3 +268,12 @@ def _finite(value: float | None) -> float | None:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _grader_failure(verdict: str, report_json: str) -> bool:
+    if verdict != Verdict.RUNTIME_ERROR.name:
+        return False
+    try:
+        return str(json.loads(report_json).get("message", "")).startswith(GRADER_FAILURE)
+    except (ValueError, AttributeError):
+        return False

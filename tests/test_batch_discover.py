@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from grader import batch, cli, pipeline
+from grader import __version__, batch, cli, pipeline
 from grader.cuda_backend import Environment
 from grader.errors import SpecError, UsageError
 from grader.exitcodes import ExitCode
@@ -199,7 +199,7 @@ def _report(display: str, challenge, verdict: Verdict = Verdict.ACCEPTED) -> Gra
         submission=display, challenge=challenge.slug, challenge_version=challenge.version,
         functional_version=challenge.functional_version, performance_version=challenge.performance_version,
         mode=Mode.SUBMIT, seed=7, verdict=verdict, message="", build=None, cases=(), performance=(),
-        environment=FakeBackend().environment(), baseline_label=None, grader_version="test", wall_s=0.0,
+        environment=FakeBackend().environment(), baseline_label=None, grader_version=__version__, wall_s=0.0,
         kernel_s=0.0)
 
 
@@ -243,6 +243,9 @@ def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp
     assert verdict == "RUNTIME_ERROR" and secret == 1
     assert "the grader failed on this file (RuntimeError: the grader tripped on bob's file)" in message
     assert "not a judgement of the submission" in message
+    graded.clear()
+    again = _grade_all(class_folder, db, matmul)
+    assert graded == ["bob/bob.cu"] and again.skipped == 2, "the next batch grades again only what the grader failed on"
 
 
 def test_a_broken_challenge_stops_the_batch_rather_than_blaming_each_student(tmp_path, class_folder, matmul,
