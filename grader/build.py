@@ -45,6 +45,8 @@ BASE_FLAGS = ("-O3", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-Xlinker", 
 MAX_LOG_BYTES = 256 << 10
 """Compiler output kept per compile; the rest is counted and dropped (a flood of warnings)."""
 META_FILE = "build.json"
+OUT_OF_MEMORY = ("out of memory", "bad_alloc", "virtual memory exhausted", "Cannot allocate memory")
+"""How compilers say they hit the memory limit."""
 
 
 class BuildStatus(enum.Enum):
@@ -422,8 +424,14 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
     if own:
         first = own[0]
         return BuildStatus.COMPILE_ERROR, f"{first}" + (f" (and {len(own) - 1} more)" if len(own) > 1 else "")
-    tail = log.strip().splitlines()[-1:] or ["nvcc failed without a message"]
-    return BuildStatus.COMPILE_ERROR, tail[0]
+    lines = log.strip().splitlines()
+    starved = next((line for line in lines if any(sign in line for sign in OUT_OF_MEMORY)), None)
+    if starved:
+        return BuildStatus.COMPILE_ERROR, (
+            f"the compiler ran out of memory ({starved.strip()}): a compile may use at most "
+            f"{boxes.compile_limits(1).data_bytes >> 30} GiB per process; huge initialized arrays or "
+            "template explosions do not fit")
+    return BuildStatus.COMPILE_ERROR, (lines[-1:] or ["nvcc failed without a message"])[0]
 
 
 def _signature_message(diagnostic: Diagnostic, entry: str, prototype: str) -> str:
