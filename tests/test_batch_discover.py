@@ -291,3 +291,19 @@ def test_student_names_reach_the_progress_bar_inert_and_as_plain_text(tmp_path, 
     progress = RecordingProgress()
     assert _grade_all(folder, tmp_path / "results.sqlite3", matmul, progress).graded == 1
     assert [Text.from_markup(label).plain for label in progress.labels] == ["[reverse]x\\x1b[2J"]
+
+
+def test_grade_finishes_the_class_then_exits_70_when_the_grader_failed_on_a_file(tmp_path, class_folder, matmul,
+                                                                                monkeypatch):
+    def grade(source, display, challenge, backend, options, progress=None):
+        if display.startswith("bob/"):
+            raise RuntimeError("the grader tripped on bob's file")
+        return _report(display, challenge)
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    result, err = invoke("grade", str(class_folder), "--db", str(tmp_path / "results.sqlite3"), "--backend",
+                         "emulator", "--sandbox", "off", "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == ExitCode.INTERNAL, err
+    assert "the grader failed on" in err and "bob" in err and "graded again by the next batch" in err
+    with sqlite3.connect(tmp_path / "results.sqlite3") as c:
+        assert sorted(u for (u,) in c.execute("SELECT user FROM runs")) == ["amy", "bob", "cat"]
