@@ -27,7 +27,9 @@ from grader.exitcodes import ExitCode
 from grader.results import Mode
 from grader.sandbox import SandboxMode
 
-DEFAULT_CHALLENGES = Path(__file__).resolve().parent.parent / "challenges"
+DEFAULT_CHALLENGES = Path(__file__).resolve().parent / "challenges"
+"""Inside the package (in the repository, a link to the top-level challenges/), so an installed
+wheel finds them from any folder."""
 DEFAULT_CACHE = Path.home() / ".cache" / "cuda-grader"
 DEFAULT_DB = Path.home() / ".local" / "share" / "cuda-grader" / "results.sqlite3"
 
