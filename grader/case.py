@@ -38,13 +38,15 @@ def rng_for(seed: int, purpose: Purpose, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, int(purpose), index])
 
 
-def random_shapes(spec: RandomShapes, dims: tuple[str, ...], flops, seed: int) -> tuple[Shape, ...]:
-    """Log-uniform draws per dimension; a draw over the flop budget has its largest dimension halved."""
+def random_shapes(spec: RandomShapes, dims: tuple[str, ...], reference, seed: int) -> tuple[Shape, ...]:
+    """Log-uniform draws per dimension; a draw over the budget (flops or bytes, by the challenge) has its
+    largest dimension halved."""
+    cost, limit = spec.budget(reference)
     rng = rng_for(seed, Purpose.RANDOM_SHAPES, 0)
     shapes = []
     for i in range(spec.count):
         values = {d: _log_uniform(rng, *spec.ranges[d]) for d in dims}
-        while flops(values) > spec.max_flops:
+        while cost(values) > limit:
             largest = max(values, key=values.get)
             values[largest] = max(spec.ranges[largest][0], values[largest] // 2)
             if all(values[d] == spec.ranges[d][0] for d in dims):

@@ -220,7 +220,10 @@ def _unravel(flat_index: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _where(bad) -> str:
     """For a 2-D output whose bad elements fill a few whole rows or columns, say which (both, when the
-    same elements are a whole row and a whole column, as in a 1×1 output)."""
+    same elements are a whole row and a whole column, as in a 1×1 output); for a 1-D output whose bad
+    elements are exactly its last few, say so (a tail the kernel's vector width or grid misses)."""
+    if bad.ndim == 1:
+        return _tail(bad)
     if bad.ndim != 2:
         return ""
     rows, cols = bad.shape
@@ -234,6 +237,15 @@ def _where(bad) -> str:
     return f"; every element of {' and '.join(found)} is wrong, and nothing else" if found else ""
 
 
+def _tail(bad) -> str:
+    wrong = np.flatnonzero(bad)
+    count, size = int(wrong.size), int(bad.size)
+    if 0 < count < size and wrong[0] == size - count:
+        return (f"; only the last {count} element{'s' if count > 1 else ''} (from index {size - count}) "
+                f"{'are' if count > 1 else 'is'} wrong: a tail that the kernel's vector width or grid does not cover")
+    return ""
+
+
 def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "") -> Comparison:
     if c.nonfinite_count:
         text = (f"{c.nonfinite_count} of {c.total} elements are NaN or infinite; {c.output} arrives "
@@ -241,8 +253,8 @@ def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "") -> Com
     elif c.scaled_error <= REDUCED_PRECISION_MAX_SCALED:
         text = (f"every element is close but the errors have the size of reduced-precision rounding "
                 f"(relative Frobenius error {c.relative_frobenius:.2g}; FP32 stays under "
-                f"{tolerance.max_relative_frobenius:.2g}): the kernel computes with TF32 or FP16 "
-                "precision somewhere (TF32 tensor cores, half inputs); FP32 accuracy is required")
+                f"{tolerance.max_relative_frobenius:.2g}): the kernel computes with reduced "
+                "precision somewhere (FP16 or BF16 values, TF32 tensor cores); FP32 accuracy is required")
     else:
         text = f"{c.bad_count} of {c.total} elements differ from the reference beyond the tolerance"
     text += where

@@ -30,6 +30,7 @@ from grader.sandbox import SandboxMode
 DEFAULT_CHALLENGES = Path(__file__).resolve().parent / "challenges"
 """Inside the package (in the repository, a link to the top-level challenges/), so an installed
 wheel finds them from any folder."""
+DEFAULT_CHALLENGE = "matmul"
 DEFAULT_CACHE = Path.home() / ".cache" / "cuda-grader"
 DEFAULT_DB = Path.home() / ".local" / "share" / "cuda-grader" / "results.sqlite3"
 
@@ -174,7 +175,9 @@ def make_box(terminal: Terminal, mode: str, hidden: list[Path], backend: str) ->
 def grading_options(command):
     options = [
         click.argument("file", type=click.Path(path_type=Path)),  # check_source says what is wrong with it
-        click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against."),
+        click.option("--challenge", "slug", default=None,
+                     help="Challenge to grade against. Default: the one whose solve signature the file has "
+                          "(matmul when none or several match)."),
         challenges_option,
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                      help="Seed for random shapes and values; the report prints the one used. Default: fresh."),
@@ -203,8 +206,8 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
            placement: bool = False) -> None:
     from grader import pipeline
 
-    check_source(file, slug)
-    challenge = spec.load(challenges_dir, slug)
+    check_source(file, slug or DEFAULT_CHALLENGE)
+    challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, file, challenges_dir)
     with contextlib.ExitStack() as stack:
         if no_cache:
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
@@ -224,6 +227,24 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     else:
         report.render(result, terminal.out)
     sys.exit(int(exitcodes.for_verdict(result.verdict)))
+
+
+def _challenge_for(terminal: Terminal, file: Path, challenges_dir: Path) -> spec.Challenge:
+    """The challenge the file's solve signature names, said in one line; several: a usage error."""
+    from grader import signature
+
+    known = [spec.load(challenges_dir, slug) for slug in spec.list_challenges(challenges_dir)]
+    choice = signature.choose(source.read(file).text, known)
+    if choice.challenge:
+        terminal.err.print(f"challenge: {choice.challenge} ({choice.why}; --challenge to choose another)",
+                           style="dim", highlight=False)
+        return next(c for c in known if c.slug == choice.challenge)
+    if choice.matches:
+        raise UsageError(f"{file}: {choice.why}", hint=f"pass --challenge {choice.matches[0]} (or another of them)")
+    if len(known) > 1:
+        terminal.err.print(f"challenge: {DEFAULT_CHALLENGE} ({choice.why}; --challenge to choose)", style="yellow",
+                           highlight=False)
+    return spec.load(challenges_dir, DEFAULT_CHALLENGE)
 
 
 def check_source(file: Path, slug: str) -> None:
@@ -527,7 +548,7 @@ def _challenge_json(c: spec.Challenge) -> dict:
                       "max_relative_frobenius": c.tolerance.max_relative_frobenius},
         "functional": {"version": c.functional_version, "cases": [dict(s.dims) for s in c.functional]},
         "randomized": {"count": c.randomized.count, "ranges": c.randomized.ranges,
-                       "max_flops": c.randomized.max_flops},
+                       "max_flops": c.randomized.max_flops, "max_bytes": c.randomized.max_bytes},
         "performance": {"version": c.performance_version,
                         "cases": [dict(s.dims, name=s.name) for s in c.performance]},
         "limits": {"compile_s": c.limits.compile_s, "case_s": c.limits.case_s,

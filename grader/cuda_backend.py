@@ -43,6 +43,14 @@ class CudaBackend:
         self.cp = cupy
         self.xp = cupy
         self.toolchain = build.toolchain(self.info.major, self.info.minor, nvcc)
+        self._bandwidth_gbps: float | None = None
+
+    def bandwidth_gbps(self) -> float:
+        """This GPU's memory bandwidth as a device-to-device copy moves it (read and write counted),
+        measured once per backend: the ceiling memory-bound metrics are shown against."""
+        if self._bandwidth_gbps is None:
+            self._bandwidth_gbps = measure_copy_bandwidth(self.cp)
+        return self._bandwidth_gbps
 
     @property
     def flush_bytes(self) -> int:
@@ -85,6 +93,30 @@ class CudaBackend:
             cp.cuda.runtime.deviceSynchronize()
 
         return timing.measure(timing.event_sampler(cp, self.flush_bytes, call), policy)
+
+
+COPY_BYTES = 1 << 30
+COPY_REPEATS = 7
+
+
+def measure_copy_bandwidth(cp, nbytes: int = COPY_BYTES) -> float:
+    """GB/s of a device-to-device copy of `nbytes` (1 GiB, or an eighth of the free memory if that is
+    less), read plus write, median of COPY_REPEATS copies timed with CUDA events after one warm-up.
+    A copy, not a kernel: nothing is compiled."""
+    nbytes = min(nbytes, cp.cuda.runtime.memGetInfo()[0] // 8) // 256 * 256
+    source, target = cp.cuda.Memory(nbytes), cp.cuda.Memory(nbytes)
+    cp.cuda.runtime.memset(source.ptr, 0x5A, nbytes)
+    stream = cp.cuda.get_current_stream()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    samples = []
+    for _ in range(COPY_REPEATS + 1):
+        start.record(stream)
+        cp.cuda.runtime.memcpyAsync(target.ptr, source.ptr, nbytes, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
+        end.record(stream)
+        end.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, end))
+    median_ms = sorted(samples[1:])[len(samples[1:]) // 2]
+    return 2 * nbytes / (median_ms * 1e6)
 
 
 # --------------------------------------------------------------------------- FP64 on the GPU, no kernel compiled

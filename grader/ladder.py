@@ -18,8 +18,9 @@ from grader import __version__, pipeline, source as sources
 from grader.results import GradeReport, Mode
 from grader.spec import Challenge, Level
 
-FORMAT = 2
-"""2: the ladder records the timing budget it was measured with."""
+FORMAT = 3
+"""2: the ladder records the timing budget it was measured with. 3: GB/s per rung and the measured
+bandwidth, for memory-bound challenges."""
 TIMING_BUDGET_S = 1.0
 """Timed repetitions per performance case of a level (a submission gets the challenge's, 3 s for
 matmul). Rungs are at least 1.28× apart and a submission reaches a rung within 3%, so about 1%
@@ -37,8 +38,9 @@ class Rung:
     """"measured", "unavailable" (the GPU lacks what it needs) or "failed" (not ACCEPTED: a regression)."""
     detail: str = ""
     median_ms: dict[str, float] = dataclasses.field(default_factory=dict)
-    gflops: dict[str, float] = dataclasses.field(default_factory=dict)
+    gflops: dict[str, float | None] = dataclasses.field(default_factory=dict)
     max_scaled_error: float | None = None
+    gbps: dict[str, float | None] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class Ladder:
     rungs: tuple[Rung, ...]
     timing_budget_s: float | None = None
     """Seconds of timed repetitions per performance case each level was given."""
+    bandwidth_gbps: float | None = None
+    """This GPU's measured copy bandwidth, where the challenge counts bytes."""
 
     def measured(self) -> dict[int, dict[str, float]]:
         return {r.level: r.median_ms for r in self.rungs if r.status == "measured"}
@@ -119,8 +123,9 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
                 baseline_ms = {p.label: p.baseline.median_ms for p in report.performance if p.baseline}
     env = backend.environment()
     stamp = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    bandwidth = backend.bandwidth_gbps() if challenge.reference.bytes else None
     ladder = Ladder(challenge.slug, challenge.version, challenge.performance_version, env.gpu, env.driver,
-                    __version__, stamp, challenge.baseline_label, baseline_ms, tuple(rungs), budget_s)
+                    __version__, stamp, challenge.baseline_label, baseline_ms, tuple(rungs), budget_s, bandwidth)
     save(cache_dir, challenge, env, ladder)
     return ladder
 
@@ -151,4 +156,5 @@ def _rung(number: int, name: str, report: GradeReport) -> Rung:
     errors = [c.scaled_error for case in report.cases for c in case.comparisons]
     return Rung(number, name, "measured", "",
                 {p.label: p.stats.median_ms for p in report.performance},
-                {p.label: p.gflops for p in report.performance}, max(errors) if errors else None)
+                {p.label: p.gflops for p in report.performance}, max(errors) if errors else None,
+                {p.label: p.gbps for p in report.performance})

@@ -20,6 +20,9 @@ from grader.verdict import Verdict, overall
 GRACE_S = 30.0
 ROOFLINE_FACTOR = 8.0
 """No FP32-accurate result can beat this multiple of the FP32 peak (TF32 tensor cores: about 7.4×)."""
+BANDWIDTH_FACTOR = 1.5
+"""No kernel can move its bytes faster than this multiple of the measured copy bandwidth (the copy
+reaches about 85% of an H200's memory peak)."""
 WALL_CHECK_MIN_MS = 1.0
 """Below this many ms per call, launch and flush overheads blur the wall-clock cross-check."""
 BUILD_VERDICTS = {
@@ -120,7 +123,7 @@ def _build(state: _Run, source: sources.Source) -> build.BuildResult:
 def _check_all(state: _Run) -> tuple[CaseResult, ...]:
     c, seed = state.challenge, state.options.seed
     plan = [(CaseKind.FUNCTIONAL, s, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, i)) for i, s in enumerate(c.functional)]
-    randomized = cases.random_shapes(c.randomized, c.dims, c.reference.flops, seed)
+    randomized = cases.random_shapes(c.randomized, c.dims, c.reference, seed)
     plan += [(CaseKind.RANDOMIZED, s, cases.rng_for(seed, cases.Purpose.RANDOMIZED, i)) for i, s in enumerate(randomized)]
     # A shape seen before, with fresh values: an answer replayed from a cache keyed by shape or by
     # pointer (freed buffers come back at the same addresses) fails here.
@@ -219,7 +222,8 @@ def _time_all(state: _Run) -> tuple[tuple[PerformanceResult, ...], tuple[CaseRes
     rechecked: list[CaseResult] = []
     for index, shape in enumerate(c.performance):
         if not state.worker.alive:
-            timed.append(PerformanceResult(shape.label(), dict(shape.dims), c.reference.flops(shape.dims), Verdict.SKIPPED))
+            timed.append(PerformanceResult(shape.label(), dict(shape.dims), _work(c.reference.flops, shape),
+                                           Verdict.SKIPPED, bytes=_work(c.reference.bytes, shape)))
             continue
         state.progress.advance(shape.label())
         result, timed_check = _time_case(state, index, shape)
@@ -237,9 +241,15 @@ def _policy(state: _Run) -> TimingPolicy:
     return TimingPolicy(budget_s=state.options.timing_budget_s or state.challenge.limits.timing_budget_s)
 
 
+def _work(function, shape: Shape) -> float | None:
+    """A challenge's flops or bytes for a shape, None where the challenge does not count it."""
+    return function(shape.dims) if function else None
+
+
 def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult, CaseResult | None]:
     c, backend = state.challenge, state.backend
-    flops = c.reference.flops(shape.dims)
+    flops, moved = _work(c.reference.flops, shape), _work(c.reference.bytes, shape)
+    peak, bandwidth = backend.info.fp32_peak_gflops, backend.bandwidth_gbps() if moved else None
     policy = _policy(state)
     timeout = policy.budget_s + (policy.warmup_calls + policy.floor_calls) * c.limits.case_s + GRACE_S
     limit = run.CallLimit(timeout, (f"the timing budget of {policy.budget_s:g} s plus {c.limits.case_s:g} s for each "
@@ -250,37 +260,45 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         failed = _call_failure(reply, limit)
         if failed:
             state.worker.stop()
-            return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1]), None
+            return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1], bytes=moved), None
         stats = summarize(reply.data["samples_ms"])
         state.kernel_s += sum(stats.samples_ms) / 1e3
-        implausible = implausible_timing(stats, reply.seconds, policy.warmup_calls, flops, backend.info.fp32_peak_gflops)
+        implausible = implausible_timing(stats, reply.seconds, policy.warmup_calls, flops, peak, moved, bandwidth)
         if implausible:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.IMPOSSIBLE_TIMING, implausible,
-                                     stats), None
+                                     stats, bytes=moved), None
         found = cases.inspect(c, case)
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
         wanted = c.reference.baseline and state.options.time_baseline
         baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if wanted else None
         result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
-                                   backend.info.fp32_peak_gflops, reply.data.get("wall_s"))
+                                   peak, reply.data.get("wall_s"), moved, bandwidth)
         return result, timed_check
     finally:
         case.release()
         backend.free_memory()
 
 
-def implausible_timing(stats, wall_s: float, warmup_calls: int, flops: float, peak_gflops: float | None) -> str | None:
-    """Cross-check the worker's event timings against the roofline and the grader's own clock."""
-    gflops = flops / (stats.median_ms * 1e6) if stats.median_ms > 0 else float("inf")
+def implausible_timing(stats, wall_s: float, warmup_calls: int, flops: float | None, peak_gflops: float | None,
+                       moved: float | None = None, bandwidth_gbps: float | None = None) -> str | None:
+    """Cross-check the worker's event timings against the roofline that applies (FP32 compute, memory
+    bandwidth, or both) and against the grader's own clock."""
+    ms = stats.median_ms
+    gflops = flops / (ms * 1e6) if flops and ms > 0 else (float("inf") if flops else 0.0)
     if peak_gflops and gflops > ROOFLINE_FACTOR * peak_gflops:
-        return (f"a median of {stats.median_ms:.4g} ms means {gflops:,.0f} GFLOP/s, beyond {ROOFLINE_FACTOR:g}× this "
+        return (f"a median of {ms:.4g} ms means {gflops:,.0f} GFLOP/s, beyond {ROOFLINE_FACTOR:g}× this "
                 f"GPU's FP32 peak of {peak_gflops:,.0f} GFLOP/s: no FP32-accurate kernel runs that fast")
+    gbps = moved / (ms * 1e6) if moved and ms > 0 else (float("inf") if moved else 0.0)
+    if bandwidth_gbps and gbps > BANDWIDTH_FACTOR * bandwidth_gbps:
+        return (f"a median of {ms:.4g} ms means {gbps:,.0f} GB/s, beyond {BANDWIDTH_FACTOR:g}× the {bandwidth_gbps:,.0f} "
+                "GB/s this GPU's memory measured (caches are flushed before each timed call): no kernel moves "
+                "its data that fast")
     per_call_ms = wall_s * 1e3 / (warmup_calls + stats.reps)
-    if per_call_ms > WALL_CHECK_MIN_MS and stats.median_ms < 0.5 * per_call_ms - 0.5:
+    if per_call_ms > WALL_CHECK_MIN_MS and ms < 0.5 * per_call_ms - 0.5:
         return (f"the timed calls took {per_call_ms:.3g} ms each by the grader's own clock, but the reported median "
-                f"is {stats.median_ms:.3g} ms")
+                f"is {ms:.3g} ms")
     return None
 
 

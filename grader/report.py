@@ -117,22 +117,34 @@ def _cases_table(r: GradeReport) -> Table:
 
 
 def _performance_table(r: GradeReport) -> Table:
+    """The columns follow the challenge's work: GFLOP/s and % of the FP32 peak where it counts flops,
+    GB/s and % of the measured bandwidth where it counts bytes."""
     base = r.baseline_label or "baseline"
     table = Table(title="performance (median over reps, L2 flushed before each call)", title_justify="left")
-    for column in ["case", "shape", "median ms", "IQR", "GFLOP/s", f"{base} ms", f"% of {base}",
-                   "% FP32 peak", "reps"]:
+    by_flops = any(p.flops for p in r.performance)
+    by_bytes = any(p.bytes for p in r.performance)
+    rates = (["GFLOP/s"] if by_flops else []) + (["GB/s"] if by_bytes else [])
+    ceilings = (["% FP32 peak"] if by_flops else []) + (["% bandwidth"] if by_bytes else [])
+    columns = ["case", "shape", "median ms", "IQR", *rates, f"{base} ms", f"% of {base}", *ceilings, "reps"]
+    for column in columns:
         table.add_column(column, justify="left" if column in ("case", "shape") else "right")
     for p in r.performance:
         shape = shape_text(p.dims)
         name = p.label.split(" ")[0] if " " in p.label else ""
         if p.stats is None:
-            table.add_row(name, shape, _verdict_text(p.verdict), *[""] * 6)
+            table.add_row(name, shape, _verdict_text(p.verdict), *[""] * (len(columns) - 3))
             continue
-        table.add_row(name, shape, f"{p.stats.median_ms:.3f}", f"{p.stats.spread_pct:.1f}%", f"{p.gflops:,.0f}",
-                      f"{p.baseline.median_ms:.3f}" if p.baseline else "—",
-                      f"{p.percent_of_baseline:.0f}%" if p.percent_of_baseline else "—",
-                      f"{p.percent_of_peak:.0f}%" if p.percent_of_peak else "—", str(p.stats.reps))
+        rate_cells = ([_rate(p.gflops)] if by_flops else []) + ([_rate(p.gbps)] if by_bytes else [])
+        ceiling_cells = (([_percent(p.percent_of_peak)] if by_flops else []) +
+                         ([_percent(p.percent_of_bandwidth)] if by_bytes else []))
+        table.add_row(name, shape, f"{p.stats.median_ms:.3f}", f"{p.stats.spread_pct:.1f}%", *rate_cells,
+                      f"{p.baseline.median_ms:.3f}" if p.baseline else "—", _percent(p.percent_of_baseline),
+                      *ceiling_cells, str(p.stats.reps))
     return table
+
+
+def _rate(value: float | None) -> str:
+    return f"{value:,.0f}" if value else "—"
 
 
 def _verdict_panel(r: GradeReport) -> Panel:
@@ -184,8 +196,10 @@ def render_ladder(challenge, ladder, console: Console) -> None:
                         f"{ladder.grader_version}, measured {ladder.measured_at})", title_justify="left")
     table.add_column("level")
     table.add_column("name")
+    by_bytes = ladder.bandwidth_gbps is not None
+    rate = "GB/s · % bandwidth" if by_bytes else "GFLOP/s"
     for case in cases:
-        table.add_column(f"{case}\nms · GFLOP/s · % {base}", justify="right")
+        table.add_column(f"{case}\nms · {rate} · % {base}", justify="right")
     table.add_column("max scaled err", justify="right")
     for rung in ladder.rungs:
         if rung.status != "measured":
@@ -196,10 +210,24 @@ def render_ladder(challenge, ladder, console: Console) -> None:
         for case in cases:
             ms = rung.median_ms.get(case)
             pct = 100 * ladder.baseline_ms[case] / ms if ms and case in ladder.baseline_ms else None
-            cells.append(f"{ms:.3f} · {rung.gflops[case]:,.0f} · {pct:.0f}%" if ms else "—")
+            cells.append(f"{ms:.3f} · {_ladder_rate(rung, case, ladder.bandwidth_gbps)} · {_percent(pct)}"
+                         if ms else "—")
         table.add_row(str(rung.level), rung.name, *cells, _metric(rung.max_scaled_error))
     table.add_row("", base, *[f"{ladder.baseline_ms.get(c, float('nan')):.3f}" for c in cases], "")
     console.print(table)
+
+
+def _ladder_rate(rung, case: str, bandwidth_gbps: float | None) -> str:
+    """GB/s and % of the measured bandwidth for a memory-bound challenge, GFLOP/s otherwise."""
+    if bandwidth_gbps is not None:
+        gbps = rung.gbps.get(case)
+        return f"{gbps:,.0f} · {100 * gbps / bandwidth_gbps:.0f}%" if gbps else "—"
+    gflops = rung.gflops.get(case)
+    return f"{gflops:,.0f}" if gflops else "—"
+
+
+def _percent(value: float | None) -> str:
+    return f"{value:.0f}%" if value is not None else "—"
 
 
 def _sanitizer_panel(findings) -> Panel:

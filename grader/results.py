@@ -61,21 +61,36 @@ class CaseResult:
 class PerformanceResult:
     label: str
     dims: dict[str, int]
-    flops: float
+    flops: float | None
+    """Floating-point operations of the shape, where the challenge counts them (reference.flops)."""
     verdict: Verdict
     message: str = ""
     stats: TimingStats | None = None
     baseline: TimingStats | None = None
     fp32_peak_gflops: float | None = None
     timing_wall_s: float | None = None
+    bytes: float | None = None
+    """Bytes a kernel must move at least for the shape, where the challenge counts them (reference.bytes)."""
+    bandwidth_gbps: float | None = None
+    """This GPU's memory bandwidth, measured as a device-to-device copy (read and write counted)."""
 
     @property
     def gflops(self) -> float | None:
-        return self.flops / (self.stats.median_ms * 1e6) if self.stats else None
+        return self.flops / (self.stats.median_ms * 1e6) if self.stats and self.flops else None
 
     @property
     def baseline_gflops(self) -> float | None:
-        return self.flops / (self.baseline.median_ms * 1e6) if self.baseline else None
+        return self.flops / (self.baseline.median_ms * 1e6) if self.baseline and self.flops else None
+
+    @property
+    def gbps(self) -> float | None:
+        return self.bytes / (self.stats.median_ms * 1e6) if self.stats and self.bytes else None
+
+    @property
+    def percent_of_bandwidth(self) -> float | None:
+        if self.gbps is None or not self.bandwidth_gbps:
+            return None
+        return 100.0 * self.gbps / self.bandwidth_gbps
 
     @property
     def percent_of_baseline(self) -> float | None:
@@ -268,6 +283,7 @@ def to_json(value: Any) -> Any:
 
 _DERIVED = {
     "Placement": (),
-    "PerformanceResult": ("gflops", "baseline_gflops", "percent_of_baseline", "percent_of_peak"),
+    "PerformanceResult": ("gflops", "baseline_gflops", "percent_of_baseline", "percent_of_peak", "gbps",
+                          "percent_of_bandwidth"),
     "TimingStats": ("reps", "spread_pct"),
 }

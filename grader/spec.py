@@ -24,7 +24,11 @@ from grader.errors import GraderError, SpecError, UsageError
 
 SPEC_FILE = "challenge.yaml"
 REFERENCE_FILE = "reference.py"
-REFERENCE_FUNCTIONS = ("generate", "reference", "error_scale", "flops")
+REFERENCE_FUNCTIONS = ("generate", "reference", "error_scale")
+WORK_FUNCTIONS = ("flops", "bytes")
+"""How much work a shape is: floating-point operations, and bytes a kernel must move at least. A
+challenge defines one or both (matmul: flops; vector add: bytes); each gives its metrics (GFLOP/s
+against the FP32 peak, GB/s against the measured memory bandwidth) and its roofline check."""
 TEXT_FILES = ("statement.md", "starter.cu")
 """Read by `grader show` and `grader init`; checked to be UTF-8 at load, where present."""
 
@@ -112,7 +116,16 @@ class Limits:
 class RandomShapes:
     count: int
     ranges: dict[str, tuple[int, int]]
-    max_flops: float
+    max_flops: float | None = None
+    """A draw whose flops exceed this is shrunk (a compute-bound challenge's budget)..."""
+    max_bytes: float | None = None
+    """...or whose bytes exceed this (a memory-bound one's). Exactly one of the two is set."""
+
+    def budget(self, reference: "Reference") -> tuple[Callable[[dict[str, int]], float], float]:
+        """The cost function and the limit random draws are shrunk under."""
+        if self.max_flops is not None:
+            return reference.flops, self.max_flops
+        return reference.bytes, self.max_bytes
 
 
 @dataclass(frozen=True)
@@ -148,7 +161,8 @@ class Reference:
     generate: Callable[[dict[str, int], np.random.Generator], dict[str, np.ndarray]]
     reference: Callable[[dict[str, Any], Any], dict[str, Any]]
     error_scale: Callable[[dict[str, Any], Any], dict[str, Any]]
-    flops: Callable[[dict[str, int]], float]
+    flops: Callable[[dict[str, int]], float] | None
+    bytes: Callable[[dict[str, int]], float] | None
     baseline: Callable[[dict[str, Any], Any], dict[str, Any]] | None
 
 
@@ -345,7 +359,19 @@ def parse(root: Path) -> Challenge:
     )
     for fields in (top, functional, performance):
         fields.finish()
+    _check_budget(challenge)
     return challenge
+
+
+def _check_budget(challenge: Challenge) -> None:
+    """randomized.max_flops needs flops() in reference.py, max_bytes needs bytes()."""
+    cost, _ = challenge.randomized.budget(challenge.reference)
+    if cost is None:
+        key = "max_flops" if challenge.randomized.max_flops is not None else "max_bytes"
+        needed = "flops" if key == "max_flops" else "bytes"
+        raise SpecError(challenge.root / SPEC_FILE, f"randomized.{key}", f"{challenge.root / REFERENCE_FILE} defines "
+                        f"no {needed}(dims) to measure a draw by", hint=f"define {needed}(dims) in reference.py, or "
+                        "budget the draws by the work function it has")
 
 
 def read_text(path: Path) -> str:
@@ -483,7 +509,12 @@ def _random_shapes(fields: _Fields, dims: tuple[str, ...]) -> RandomShapes:
     count = fields.get("count", int)
     if count < 0:
         raise SpecError(fields.path, fields.key("count"), f"must be 0 or more, got {count}")
-    random_shapes = RandomShapes(count, ranges, fields.positive("max_flops", float))
+    budgets = [key for key in ("max_flops", "max_bytes") if key in fields.raw]
+    if len(budgets) != 1:
+        raise SpecError(fields.path, fields.key("max_flops"), "give exactly one of max_flops and max_bytes "
+                        f"(found {', '.join(budgets) or 'neither'})",
+                        hint="max_flops with a flops() in reference.py, max_bytes with a bytes()")
+    random_shapes = RandomShapes(count, ranges, **{budgets[0]: fields.positive(budgets[0], float)})
     fields.finish()
     return random_shapes
 
@@ -499,9 +530,15 @@ def _load_reference(path: Path, need_baseline: bool) -> Reference:
     if missing:
         raise SpecError(path, missing[0], "function not defined",
                         hint=f"reference.py must define {', '.join(REFERENCE_FUNCTIONS)}")
+    if not any(callable(getattr(module, f, None)) for f in WORK_FUNCTIONS):
+        raise SpecError(path, "flops", "neither flops nor bytes is defined",
+                        hint="define flops(dims) (floating-point operations of a shape), bytes(dims) (bytes a "
+                             "kernel must move at least), or both")
+    optional = ("baseline", *WORK_FUNCTIONS)
     wrapped = {name: ReferenceFunction(path, name, getattr(module, name)) for name in REFERENCE_FUNCTIONS}
-    baseline = getattr(module, "baseline", None)
-    return Reference(**wrapped, baseline=ReferenceFunction(path, "baseline", baseline) if callable(baseline) else None)
+    wrapped.update({name: ReferenceFunction(path, name, getattr(module, name))
+                    if callable(getattr(module, name, None)) else None for name in optional})
+    return Reference(**wrapped)
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -549,7 +586,8 @@ def check_fits(challenge: Challenge, memory_bytes: int, where: str) -> None:
 def _shapes_to_fit(challenge: Challenge):
     """(key, shape) for every fixed shape, and for the randomized ranges the largest shape they can draw
     when that is bounded: every dimension at its high end, which `random_shapes` can draw only when it
-    stays within max_flops (a draw above it is shrunk, by how much depends on the draw). When it does
+    stays within its budget, max_flops or max_bytes (a draw above it is shrunk, by how much depends on
+    the draw). When it does
     not, the randomized shapes are not checked: no tight bound is known."""
     for index, shape in enumerate(challenge.functional):
         yield f"functional.cases[{index}]", shape
@@ -557,7 +595,8 @@ def _shapes_to_fit(challenge: Challenge):
         yield f"performance.cases[{index}]", shape
     r = challenge.randomized
     largest = {d: high for d, (_, high) in r.ranges.items()}
-    if r.count and largest and challenge.reference.flops(dict(largest)) <= r.max_flops:
+    cost, limit = r.budget(challenge.reference)
+    if r.count and largest and cost is not None and cost(dict(largest)) <= limit:
         yield "randomized.ranges", Shape(largest, "largest random")
 
 

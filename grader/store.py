@@ -70,6 +70,11 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             samples_ms TEXT NOT NULL
         );
     """),
+    # Memory-bound challenges: GB/s and % of the measured bandwidth beside GFLOP/s (existing rows keep NULL).
+    ("0002_timings_bandwidth", """
+        ALTER TABLE timings ADD COLUMN gbps REAL;
+        ALTER TABLE timings ADD COLUMN percent_of_bandwidth REAL
+    """),
 )
 
 
@@ -216,9 +221,12 @@ class Store:
     def _record_timings(self, run_id: int, report: GradeReport) -> None:
         for p in report.performance:
             samples = list(p.stats.samples_ms) if p.stats else []
-            self.db.execute("INSERT INTO timings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.db.execute("INSERT INTO timings (run_id, case_label, verdict, median_ms, gflops, baseline_ms, "
+                            "percent_of_baseline, samples_ms, gbps, percent_of_bandwidth) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             (run_id, p.label, p.verdict.name, p.stats.median_ms if p.stats else None, p.gflops,
-                             p.baseline.median_ms if p.baseline else None, p.percent_of_baseline, json.dumps(samples)))
+                             p.baseline.median_ms if p.baseline else None, p.percent_of_baseline, json.dumps(samples),
+                             p.gbps, p.percent_of_bandwidth))
 
     # -- reading
     def already_graded(self, user: str, challenge: str, digest: str, grader_version: str, gpu: str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,35 @@ HOSTILE = Path(__file__).resolve().parent / "hostile"
 LEVELS = sorted((CHALLENGES / "matmul" / "levels").glob("*.cu"))
 
 
-def corpus(backend: str) -> list[Path]:
-    """The wrong and hostile submissions plus the reference ladder, as far as `backend` promises a verdict."""
-    files = sorted(SUBMISSIONS.glob("*.cu")) + LEVELS
-    return [p for p in files if backend in backends(p)]
+@dataclass(frozen=True)
+class CorpusFile:
+    slug: str
+    """The challenge the file is graded against."""
+    path: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.slug}/{self.path.stem}"
+
+
+def corpus(backend: str) -> list[CorpusFile]:
+    """Every challenge's reference ladder (`levels/`) and wrong submissions (`wrong/`; matmul's are in
+    tests/submissions/), as far as `backend` promises a verdict."""
+    files = [CorpusFile("matmul", p) for p in sorted(SUBMISSIONS.glob("*.cu"))]
+    for slug in spec.list_challenges(CHALLENGES):
+        for folder in ("levels", "wrong"):
+            files += [CorpusFile(slug, p) for p in sorted((CHALLENGES / slug / folder).glob("*.cu"))]
+    return [f for f in files if backend in backends(f.path)]
+
+
+@pytest.fixture(scope="session")
+def challenge_named():
+    """`challenge_named(slug)`: each challenge loaded once per session."""
+    loaded: dict[str, spec.Challenge] = {}
+
+    def get(slug: str) -> spec.Challenge:
+        if slug not in loaded:
+            loaded[slug] = spec.load(CHALLENGES, slug)
+        return loaded[slug]
+
+    return get

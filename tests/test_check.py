@@ -199,3 +199,13 @@ def test_unchanged_on_many_blocks(small_blocks):
     assert check.unchanged(y, x)
     y[49_999] = 0.5
     assert not check.unchanged(y, x) and check.changed_elements(y, x) == 1
+
+
+def test_a_missed_tail_of_a_vector_is_named():
+    """A 1-D output wrong only in its last elements: the tail a float4 loop forgot."""
+    from grader.spec import Tolerance
+    expected = np.linspace(-1, 1, 1027)
+    got = expected.astype(np.float32)
+    got[-3:] = np.nan
+    c = check.compare("C", got, expected, np.ones_like(expected), Tolerance(1.2e-7, 1e-7))
+    assert not c.passed and "only the last 3 elements (from index 1024) are wrong" in c.diagnosis

@@ -40,10 +40,11 @@ def grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, se
     return pipeline.grade(path, f"solutions/{path.name}", challenge, backend, pipeline.Options(mode, seed, cache))
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
-def test_corpus_verdict(path, matmul, emulator, cache):
+@pytest.mark.parametrize("entry", CORPUS, ids=[f.id for f in CORPUS])
+def test_corpus_verdict(entry, challenge_named, emulator, cache):
+    path = entry.path
     verdict, message = expectation(path, "emulator")
-    report = grade(path, matmul, emulator, cache)
+    report = grade(path, challenge_named(entry.slug), emulator, cache)
     assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-2000:])
     if message:
         assert message.lower() in report.message.lower(), report.message

@@ -22,10 +22,11 @@ def _grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, s
     return pipeline.grade(path, f"solutions/{path.name}", challenge, backend, options)
 
 
-@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
-def test_corpus_verdict(path, matmul, cuda_backend, tmp_path):
+@pytest.mark.parametrize("entry", CORPUS, ids=[f.id for f in CORPUS])
+def test_corpus_verdict(entry, challenge_named, cuda_backend, tmp_path):
+    path = entry.path
     verdict, message = expectation(path)
-    report = _grade(path, matmul, cuda_backend, tmp_path)
+    report = _grade(path, challenge_named(entry.slug), cuda_backend, tmp_path)
     assert report.verdict is Verdict[verdict], report.message
     if message:
         assert message.lower() in report.message.lower(), report.message

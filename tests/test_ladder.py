@@ -4,6 +4,7 @@ finished before its level is graded, the ladder's own timing budget, progress pe
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 import time
 from types import SimpleNamespace
 
@@ -21,15 +22,19 @@ class FakeGpu:
         self.building: set[str] = set()
         self.concurrent = 0
 
-    def build(self, source, display_path, challenge, cache_dir):
+    def build(self, source, challenge, cache_dir):
+        name = Path(source.display_path).name
         with self.lock:
-            self.building.add(source.name)
+            self.building.add(name)
             self.concurrent = max(self.concurrent, len(self.building))
         time.sleep(0.05)
         with self.lock:
-            self.building.discard(source.name)
-            self.events.append(f"built {source.name}")
+            self.building.discard(name)
+            self.events.append(f"built {name}")
         return SimpleNamespace(status="ok")
+
+    def bandwidth_gbps(self):
+        return 4000.0
 
     def environment(self):
         return SimpleNamespace(gpu="Fake GPU", driver="13.0")
@@ -52,7 +57,7 @@ def fake_grade(gpu: FakeGpu, seen: list):
         seen.append(options)
         progress.stage("timing", total=1)
         progress.advance("leetgpu")
-        perf = [SimpleNamespace(label=s.label(), stats=SimpleNamespace(median_ms=10.0), gflops=1.0,
+        perf = [SimpleNamespace(label=s.label(), stats=SimpleNamespace(median_ms=10.0), gflops=1.0, gbps=None,
                                 baseline=SimpleNamespace(median_ms=8.0) if options.time_baseline else None)
                 for s in challenge.performance]
         return SimpleNamespace(accepted=True, performance=perf, cases=())

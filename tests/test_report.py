@@ -118,3 +118,20 @@ def test_json_carries_the_level_of_each_shape():
                                                  "irregular 4095×4097×4093": 1}
     lag = data["placement"]["lag"]
     assert lag["case"] == "irregular 4095×4097×4093" and lag["cause"] == "unaligned" and lag["multiple"] == 4
+
+
+def memory_bound_perf() -> PerformanceResult:
+    """vector add of 2^25 floats: 402,653,184 bytes in 0.110 ms is 3,660 GB/s, 89% of 4,100 GB/s."""
+    return PerformanceResult("large 33554432", {"N": 33554432}, None, Verdict.ACCEPTED, "",
+                             summarize([0.110, 0.111, 0.109]), summarize([0.175, 0.176, 0.174]), 66908.0, 1.0,
+                             12 * 33554432, 4100.0)
+
+
+def test_a_memory_bound_challenge_shows_bandwidth_not_flops():
+    p = memory_bound_perf()
+    assert p.gflops is None and round(p.gbps) == 3660 and round(p.percent_of_bandwidth) == 89
+    text = rendered(grade_report(performance=[p]))
+    assert "GB/s" in text and "% bandwidth" in text and "3,660" in text and "89%" in text
+    assert "GFLOP/s" not in text and "% FP32 peak" not in text
+    data = json.loads(report.as_json(grade_report(performance=[p])))
+    assert round(data["performance"][0]["gbps"]) == 3660 and data["performance"][0]["gflops"] is None

@@ -289,3 +289,37 @@ def test_cli_shape_larger_than_the_machine_exits_3_before_building(tmp_path):
     assert code == ExitCode.BAD_CHALLENGE, err
     assert "performance.cases[1]" in err and "this machine's memory" in err
     assert not any(p.is_file() for p in (tmp_path / "cache").rglob("*")), "refused before building anything"
+
+
+def _memory_bound_copy(tmp_path: Path, budget: dict, work: str) -> Path:
+    """matmul's folder with its work counted in bytes instead of flops (`work`: the functions given)."""
+    def edit(data):
+        data["randomized"].pop("max_flops")
+        data["randomized"].update(budget)
+    root = _challenge_copy(tmp_path, edit)
+    reference = (root / "reference.py").read_text().replace("def flops(dims):", "def _old_flops(dims):")
+    (root / "reference.py").write_text(reference + work)
+    return root
+
+
+BYTES = '\ndef bytes(dims):\n    return 4.0 * (dims["M"] * dims["N"] + dims["N"] * dims["K"] + dims["M"] * dims["K"])\n'
+
+
+def test_a_challenge_may_count_bytes_instead_of_flops(tmp_path):
+    root = _memory_bound_copy(tmp_path, {"max_bytes": 1e6}, BYTES)
+    c = spec.load(root.parent, "matmul")
+    assert c.reference.flops is None and c.reference.bytes({"M": 1, "N": 1, "K": 1}) == 12.0
+    cost, limit = c.randomized.budget(c.reference)
+    assert limit == 1e6 and cost({"M": 2, "N": 2, "K": 2}) == 48.0
+
+
+@pytest.mark.parametrize("budget, work, key, problem", [
+    ({"max_bytes": 1e6}, "", "flops", "neither flops nor bytes"),
+    ({"max_flops": 1e6}, BYTES, "randomized.max_flops", "no flops(dims)"),
+    ({"max_flops": 1e6, "max_bytes": 1e6}, BYTES, "randomized.max_flops", "exactly one of max_flops and max_bytes"),
+])
+def test_the_work_functions_and_the_random_budget_must_agree(tmp_path, budget, work, key, problem):
+    root = _memory_bound_copy(tmp_path, budget, work)
+    with pytest.raises(SpecError) as error:
+        spec.load(root.parent, "matmul")
+    assert error.value.key == key and problem in error.value.message

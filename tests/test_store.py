@@ -113,3 +113,22 @@ def test_a_new_database_and_its_journal_are_readable_by_the_owner_only(tmp_path)
         s.record(grade_report(), "alice", tmp_path / "a.cu", "x", secret_seed=True)
         for file in [path, path.with_name(path.name + "-wal")]:
             assert file.exists() and stat.S_IMODE(file.stat().st_mode) & 0o077 == 0, oct(file.stat().st_mode)
+
+
+def test_a_database_from_before_the_bandwidth_columns_is_migrated_with_nothing_lost(tmp_path, monkeypatch):
+    from test_report import memory_bound_perf
+    db = tmp_path / "r.sqlite3"
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])
+    with store.Store.open(db) as old:  # a run recorded before the migration: the old INSERT, by hand
+        run_id = old.record(grade_report(), "alice", tmp_path / "a.cu", "x", False)
+        old.db.execute("INSERT INTO timings (run_id, case_label, verdict, median_ms, gflops, baseline_ms, "
+                       "percent_of_baseline, samples_ms) VALUES (?, 'leetgpu', 'ACCEPTED', 81.6, 50525, 8.14, 10, '[]')",
+                       (run_id,))
+    monkeypatch.undo()
+    with store.Store.open(db) as s:
+        assert s.migrations() == [name for name, _ in store.MIGRATIONS]
+        kept = s.db.execute("SELECT median_ms, gflops, gbps FROM timings WHERE case_label = 'leetgpu'").fetchone()
+        assert tuple(kept) == (81.6, 50525, None)
+        run_id = s.record(grade_report(performance=[memory_bound_perf()]), "bob", tmp_path / "b.cu", "x", False)
+        row = s.db.execute("SELECT gflops, gbps, percent_of_bandwidth FROM timings WHERE run_id = ?", (run_id,)).fetchone()
+        assert row["gflops"] is None and round(row["gbps"]) == 3660 and round(row["percent_of_bandwidth"]) == 89

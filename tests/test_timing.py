@@ -143,3 +143,14 @@ def test_event_sampler_flushes_then_times_only_the_work():
     calls.clear()
     assert sample() == 1.25
     assert calls == ["memset 0xf1005 0 1024 on 7", "record start on 7", "work", "record end on 7", "synchronize end"]
+
+
+def test_moving_bytes_faster_than_the_memory_is_impossible():
+    """A memory-bound challenge's roofline: bytes over the measured copy bandwidth (caches flushed)."""
+    from grader.pipeline import implausible_timing
+    moved = 12 * 2**25  # vector add of 2^25 floats: 402 MB
+    honest = timing.summarize([0.11] * 10)  # 3.7 TB/s on a 4.1 TB/s GPU
+    assert implausible_timing(honest, 12 * 0.00011, 2, None, 66908, moved, 4100) is None
+    cached = timing.summarize([0.02] * 10)  # 20 TB/s: the inputs never came from memory
+    text = implausible_timing(cached, 12 * 0.00002, 2, None, 66908, moved, 4100)
+    assert text and "GB/s" in text and "4,100 GB/s this GPU's memory measured" in text
