@@ -5,6 +5,7 @@
 #   STAGE=tests   python3 -m pytest -m gpu, all but the hostile corpus (GPU corpus, ladder, classroom)
 #   STAGE=hostile the hostile corpus on the GPU (tests/test_hostile.py -m gpu)
 #   STAGE=compile the wall time a boxed compile adds (bench/boxed_compile.py)
+#   STAGE=catalogue (issue 12) the vector_add ladder, a submission's report, then the GPU tests
 # bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in
 # Python packages the machine lacks. Logs under $OUT.
 set -u
@@ -31,4 +32,11 @@ hostile)
   python3 -m pytest -m gpu -q -p no:cacheprovider -rs tests/test_hostile.py 2>&1 | tail -60 | tee "$OUT/gpu_hostile.txt";;
 compile)
   python3 bench/boxed_compile.py 2>&1 | tee "$OUT/boxed_compile.txt";;
+catalogue)  # issue 12: the vector_add ladder measured, a top-level submission's report, the GPU tests
+  grader levels vector_add --remeasure --cache-dir /tmp/cat 2>&1 | tee "$OUT/levels_vector_add.txt"
+  grader levels vector_add --json --cache-dir /tmp/cat > "$OUT/levels_vector_add.json" 2>/dev/null
+  grader submit challenges/vector_add/levels/4_float4_unrolled.cu --seed 1 --cache-dir /tmp/cat 2>&1 | tail -30 \
+    | tee "$OUT/submit_vector_add.txt"
+  python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py tests 2>&1 | tail -30 \
+    | tee "$OUT/gpu_tests.txt";;
 esac

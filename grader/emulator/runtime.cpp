@@ -609,17 +609,32 @@ std::vector<LaunchRecord> g_launch_log;  // kernels launched during the current 
 std::mutex g_attr_mutex;
 std::unordered_map<const void*, size_t> g_dynamic_limits;
 
-std::string launch_config_problem(const Grid& g) {
+struct LaunchProblem {
+    cudaError_t error;
+    std::string message;  // empty: the configuration is valid
+};
+
+// CUDA 13 on an H200 answers an empty grid (<<<0, 256>>>, seen) and a block over the limits (seen)
+// with cudaErrorInvalidValue; an empty block is taken to be the same, an oversized grid
+// cudaErrorInvalidConfiguration.
+LaunchProblem launch_config_problem(const Grid& g) {
     unsigned long long threads = 1ull * g.block.x * g.block.y * g.block.z;
-    if (threads == 0 || g.grid.x == 0 || g.grid.y == 0 || g.grid.z == 0)
-        return "a grid or block dimension is 0";
+    if (g.grid.x == 0 || g.grid.y == 0 || g.grid.z == 0)
+        return {cudaErrorInvalidValue,
+                format("the grid (%u,%u,%u) is empty: a grid dimension is 0", g.grid.x, g.grid.y, g.grid.z)};
+    if (threads == 0)
+        return {cudaErrorInvalidValue,
+                format("the block (%u,%u,%u) is empty: a block dimension is 0", g.block.x, g.block.y, g.block.z)};
     if (threads > 1024)
-        return format("%llu threads per block (%ux%ux%u); the block limit is 1024", threads, g.block.x, g.block.y, g.block.z);
+        return {cudaErrorInvalidValue, format("%llu threads per block (%ux%ux%u); the block limit is 1024", threads,
+                                              g.block.x, g.block.y, g.block.z)};
     if (g.block.x > 1024 || g.block.y > 1024 || g.block.z > 64)
-        return format("block (%u,%u,%u) exceeds the per-dimension limits (1024, 1024, 64)", g.block.x, g.block.y, g.block.z);
+        return {cudaErrorInvalidValue, format("block (%u,%u,%u) exceeds the per-dimension limits (1024, 1024, 64)",
+                                              g.block.x, g.block.y, g.block.z)};
     if (g.grid.x > 2147483647u || g.grid.y > 65535 || g.grid.z > 65535)
-        return format("grid (%u,%u,%u) exceeds the limits (2^31-1, 65535, 65535)", g.grid.x, g.grid.y, g.grid.z);
-    return "";
+        return {cudaErrorInvalidConfiguration, format("grid (%u,%u,%u) exceeds the limits (2^31-1, 65535, 65535)",
+                                                      g.grid.x, g.grid.y, g.grid.z)};
+    return {cudaSuccess, ""};
 }
 
 }  // namespace
@@ -702,13 +717,10 @@ unsigned active_mask() {
 
 void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site, void (*body)(void*), void* context) {
     Grid g{grid, block, dynamic_smem, site, body, context, g_reverse};
-    std::string problem = launch_config_problem(g);
-    if (!problem.empty()) {
-        // CUDA 13 answers a block over the limits with cudaErrorInvalidValue (seen on an H200), and an
-        // empty or oversized grid with cudaErrorInvalidConfiguration.
-        bool block_problem = problem.find("block") != std::string::npos;
-        record_error(block_problem ? cudaErrorInvalidValue : cudaErrorInvalidConfiguration,
-                     format("launch of `%s` (line %d): %s", site.name, site.line, problem.c_str()), false);
+    LaunchProblem problem = launch_config_problem(g);
+    if (!problem.message.empty()) {
+        record_error(problem.error, format("launch of `%s` (line %d): %s", site.name, site.line,
+                                           problem.message.c_str()), false);
         return;
     }
     size_t limit = max_dynamic_smem(site.function);
