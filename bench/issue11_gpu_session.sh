@@ -35,7 +35,7 @@ compile)
 catalogue)  # issue 12: the vector_add ladder measured, a top-level submission's report, the GPU tests
   grader levels vector_add --remeasure --cache-dir /tmp/cat 2>&1 | tee "$OUT/levels_vector_add.txt"
   grader levels vector_add --json --cache-dir /tmp/cat > "$OUT/levels_vector_add.json" 2>/dev/null
-  grader submit challenges/vector_add/levels/4_float4_unrolled.cu --seed 1 --cache-dir /tmp/cat 2>&1 | tail -30 \
+  grader submit challenges/vector_add/levels/4_float4_full_grid.cu --seed 1 --cache-dir /tmp/cat 2>&1 | tail -30 \
     | tee "$OUT/submit_vector_add.txt"
   python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py tests 2>&1 | tail -30 \
     | tee "$OUT/gpu_tests.txt";;
