@@ -199,7 +199,7 @@ def _view(board: dict) -> dict:
             "level": level,
             "level_name": _text(e.get("level_name")) or level_names.get(level, ""),
             "medians": [medians.get(case) for case in cases],
-            "gflops": e.get("gflops"),
+            "gflops": e.get("rate", e.get("gflops")),  # the board's rate: GFLOP/s, or GB/s (rate_label)
             "percent_of_baseline": e.get("percent_of_baseline"),
             "attempts": e.get("attempts"),
             "submitted_at": e.get("submitted_at"),
@@ -216,6 +216,8 @@ def _view(board: dict) -> dict:
         "gpu": _text(board.get("gpu"), DASH),
         "generated_at": board.get("generated_at"),
         "baseline_label": _text(board.get("baseline_label")) or "baseline",
+        "rate_label": "GB/s" if board.get("rate_label") == "GB/s" else "GFLOP/s",
+        "rate_field": "gbps" if board.get("rate_label") == "GB/s" else "gflops",
         "has_baseline": bool(board.get("baseline_label")),
         "revealed": board.get("revealed") is True,
         "cases": [_case_header(c) for c in cases],

@@ -51,11 +51,12 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bo
     best.sort(key=_rank_key)
     cases = [s.label() for s in challenge.performance]
     names = {level.number: level.name for level in challenge.levels}
-    entries = [_entry(rank, run, by_user[run.user], names, reveal) for rank, run in enumerate(best, 1)]
+    rate = _rate(challenge)
+    entries = [_entry(rank, run, by_user[run.user], names, reveal, rate) for rank, run in enumerate(best, 1)]
     return {
         "challenge": challenge.slug, "title": challenge.title, "gpu": gpu or "CPU emulator",
         "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "baseline_label": challenge.baseline_label, "cases": cases, "revealed": reveal,
+        "baseline_label": challenge.baseline_label, "cases": cases, "revealed": reveal, "rate_label": rate[1],
         "levels": [{"level": level.number, "name": level.name} for level in challenge.levels],
         "entries": entries,
         "distribution": {str(k): v for k, v in sorted(Counter(e["level"] for e in entries if e["level"] is not None).items())},
@@ -63,12 +64,20 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bo
     }
 
 
-def _entry(rank: int, run: Run, attempts: list[Run], names: dict[int, str], reveal: bool) -> dict:
+def _rate(challenge: Challenge) -> tuple[str, str]:
+    """(report field, column label) of the rate a board shows: GFLOP/s where the challenge counts flops,
+    GB/s where it counts bytes only (a memory-bound challenge)."""
+    return ("gflops", "GFLOP/s") if challenge.reference.flops else ("gbps", "GB/s")
+
+
+def _entry(rank: int, run: Run, attempts: list[Run], names: dict[int, str], reveal: bool,
+           rate: tuple[str, str] = ("gflops", "GFLOP/s")) -> dict:
     performance = run.report.get("performance") or []
     first = performance[0] if performance else {}
     return {
         "rank": rank, "user": run.user, "level": run.level, "level_name": names.get(run.level or 0),
-        "median_ms": run.medians_ms, "gflops": first.get("gflops"), "percent_of_baseline": first.get("percent_of_baseline"),
+        "median_ms": run.medians_ms, "rate": first.get(rate[0]), "gflops": first.get("gflops"),
+        "gbps": first.get("gbps"), "percent_of_baseline": first.get("percent_of_baseline"),
         "submitted_at": run.graded_at, "attempts": len(attempts), "submission_id": run.id, "backend": run.backend,
         "report": shown_report(run, reveal),
     }
@@ -88,11 +97,11 @@ def _attempt(run: Run, cases: list[str]) -> dict:
 def as_csv(data: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["rank", "user", "level", *[f"{c} median ms" for c in data["cases"]], "GFLOP/s",
+    writer.writerow(["rank", "user", "level", *[f"{c} median ms" for c in data["cases"]], data["rate_label"],
                      f"% of {data['baseline_label']}", "attempts", "submitted_at", "backend"])
     for e in data["entries"]:
         writer.writerow([e["rank"], spreadsheet_cell(e["user"]), e["level"] if e["level"] is not None else "",
-                         *[_num(e["median_ms"].get(c)) for c in data["cases"]], _num(e["gflops"]),
+                         *[_num(e["median_ms"].get(c)) for c in data["cases"]], _num(e["rate"]),
                          _num(e["percent_of_baseline"]), e["attempts"], spreadsheet_cell(e["submitted_at"]),
                          spreadsheet_cell(e["backend"])])
     return out.getvalue()

@@ -256,13 +256,13 @@ def render_batch_summary(summary, total: int, db, console: Console) -> None:
 def render_leaderboard(data: dict, console: Console) -> None:
     table = Table(title=f"{data['title']} · {data['gpu']} · {len(data['entries'])} students", title_justify="left")
     short = [c.split(" ")[0] for c in data["cases"]]  # "leetgpu 8192×6144×4096" -> "leetgpu"
-    for column in ("rank", "user", "level", *[f"{name}\nms" for name in short], "GFLOP/s",
+    for column in ("rank", "user", "level", *[f"{name}\nms" for name in short], data["rate_label"],
                    f"% {data['baseline_label'] or 'baseline'}", "attempts", "submitted"):
         table.add_column(column, justify="left" if column in ("user", "submitted") else "right")
     for e in data["entries"]:
         table.add_row(str(e["rank"]), Text(visible(e["user"])), str(e["level"]) if e["level"] is not None else "—",
                       *[f"{e['median_ms'][c]:.3f}" if c in e["median_ms"] else "—" for c in data["cases"]],
-                      f"{e['gflops']:,.0f}" if e["gflops"] else "—",
+                      f"{e['rate']:,.0f}" if e["rate"] else "—",
                       f"{e['percent_of_baseline']:.0f}%" if e["percent_of_baseline"] else "—",
                       str(e["attempts"]), e["submitted_at"][:16].replace("T", " "))
     if not data["entries"]:

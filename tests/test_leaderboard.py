@@ -71,3 +71,24 @@ def test_empty_board(tmp_path, matmul):
     with store.Store.open(tmp_path / "r.sqlite3") as s:
         data = leaderboard.board(s, matmul)
     assert data["entries"] == [] and data["gpu"] == "CPU emulator"
+
+
+def test_a_memory_bound_challenge_ranks_by_time_and_shows_gb_per_s(tmp_path):
+    """vector_add counts bytes, not flops: its board's rate column is GB/s in every format."""
+    from grader import html, spec
+    from test_report import memory_bound_perf
+    from conftest import CHALLENGES
+
+    vector_add = spec.load(CHALLENGES, "vector_add")
+    run = dataclasses.replace(grade_report(performance=[memory_bound_perf()]), challenge="vector_add")
+    with store.Store.open(tmp_path / "r.sqlite3") as s:
+        s.record(run, "alice", "a.cu", "a", secret_seed=True)
+        data = leaderboard.board(s, vector_add)
+    assert data["rate_label"] == "GB/s" and round(data["entries"][0]["rate"]) == 3660
+    console = Console(record=True, width=200)
+    report.render_leaderboard(data, console)
+    table = console.export_text()
+    assert "GB/s" in table and "3,660" in table and "GFLOP/s" not in table
+    assert next(csv.reader(io.StringIO(leaderboard.as_csv(data))))[-5] == "GB/s"
+    page = html.render(data)
+    assert 'data-rate-label="GB/s"' in page and 'data-rate-field="gbps"' in page and "3,660" in page
