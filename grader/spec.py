@@ -80,11 +80,12 @@ class Param:
     ctype: CType
     role: Role | None = None
     """INPUT or OUTPUT for a pointer; None for a scalar, whose value is a shape dimension."""
-    shape: tuple[str, ...] = ()
-    """For a pointer: the buffer's dimensions, named after scalar parameters."""
+    shape: tuple[str | int, ...] = ()
+    """For a pointer: the buffer's dimensions, each a scalar parameter's name or a fixed positive size
+    (a reduction's output is `[1]`)."""
 
     def extent(self, dims: dict[str, int]) -> tuple[int, ...]:
-        return tuple(dims[d] for d in self.shape)
+        return tuple(d if isinstance(d, int) else dims[d] for d in self.shape)
 
 
 @dataclass(frozen=True)
@@ -435,13 +436,17 @@ def _params(path: Path, raw: list) -> tuple[Param, ...]:
         params.append(Param(name, ctype, role, shape or ()))
     dims = {p.name for p in params if not p.ctype.pointer}
     for i, p in enumerate(params):
-        unknown = [d for d in p.shape if not isinstance(d, str) or d not in dims]
+        unknown = [d for d in p.shape if not _fixed_size(d) and (not isinstance(d, str) or d not in dims)]
         if unknown:
             raise SpecError(path, f"parameters[{i}].shape", f"{unknown[0]!r} is not a scalar parameter",
-                            hint=f"scalar parameters: {', '.join(sorted(dims)) or 'none'}")
+                            hint=f"scalar parameters: {', '.join(sorted(dims)) or 'none'}; or a fixed size ≥ 1")
     if not any(p.role is Role.OUTPUT for p in params):
         raise SpecError(path, "parameters", "no output parameter")
     return tuple(params)
+
+
+def _fixed_size(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _levels(path: Path, root: Path, raw: list) -> tuple[Level, ...]:

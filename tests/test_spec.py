@@ -323,3 +323,20 @@ def test_the_work_functions_and_the_random_budget_must_agree(tmp_path, budget, w
     with pytest.raises(SpecError) as error:
         spec.load(root.parent, "matmul")
     assert error.value.key == key and problem in error.value.message
+
+
+def test_a_buffer_may_have_a_fixed_size(tmp_path):
+    """A reduction's output is one element whatever N: `shape: [1]`."""
+    def edit(data):
+        data["parameters"][2]["shape"] = ["M", 1]
+    c = spec.load(_challenge_copy(tmp_path, edit).parent, "matmul")
+    assert c.params[2].extent({"M": 5, "N": 2, "K": 3}) == (5, 1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+def test_a_fixed_size_must_be_a_whole_number_of_at_least_one(tmp_path, bad):
+    def edit(data):
+        data["parameters"][2]["shape"] = ["M", bad]
+    with pytest.raises(SpecError) as error:
+        spec.load(_challenge_copy(tmp_path, edit).parent, "matmul")
+    assert error.value.key == "parameters[2].shape"
