@@ -19,3 +19,24 @@ def test_ladder_is_strictly_increasing_at_the_performance_shape(matmul, cuda_bac
     for lower, upper, t_lower, t_upper in zip(available, available[1:], times, times[1:]):
         assert t_lower / t_upper > 1.05, f"level {upper.level} is not clearly faster than level {lower.level}: {times}"
     assert all(r.max_scaled_error < matmul.tolerance.max_scaled_error for r in available)
+
+
+MEMORY_BOUND = ("vector_add", "matrix_transpose", "reduction")
+
+
+@pytest.mark.parametrize("slug", MEMORY_BOUND)
+def test_a_memory_bound_ladder_is_measured_and_its_top_beats_the_library(slug, challenge_named, cuda_backend,
+                                                                         tmp_path):
+    """Every level ACCEPTED on the GPU; the top level faster than the library baseline at the largest
+    performance shape. (Memory-bound rungs are a few percent apart: their order is in the notes, not
+    asserted here.)"""
+    from conftest import CHALLENGES
+    if not (CHALLENGES / slug / "challenge.yaml").is_file():
+        pytest.skip(f"no {slug} challenge in this tree")
+    challenge = challenge_named(slug)
+    measured = ladder.measure(challenge, cuda_backend, tmp_path, seed=3, timing_budget_s=0.5)
+    assert all(r.status == "measured" for r in measured.rungs), [(r.level, r.detail) for r in measured.rungs]
+    largest = max(challenge.performance, key=lambda s: challenge.reference.bytes(s.dims)).label()
+    top = measured.rungs[-1]
+    assert top.median_ms[largest] < measured.baseline_ms[largest], (top.median_ms, measured.baseline_ms)
+    assert measured.bandwidth_gbps and top.gbps[largest] > 0.5 * measured.bandwidth_gbps
