@@ -20,6 +20,7 @@ import numpy as np
 
 from grader import check
 from grader.buffers import make_guards_distinct
+from grader.channel import Called, Launch
 from grader.spec import Challenge, RandomShapes, Role, Shape
 from grader.verdict import Verdict
 
@@ -160,7 +161,7 @@ class OrderRun:
     order: str
     inspection: Inspection
     outputs: tuple[bytes, ...]
-    reply: dict
+    reply: Called
 
 
 def snapshot(challenge: Challenge, case: Case) -> tuple[bytes, ...]:
@@ -190,16 +191,16 @@ STRAY_WRITE_HINT = ("no kernel wrote shared memory, so this is not a missing bar
 
 def _race_message(runs: list[OrderRun]) -> str:
     outcomes = "; ".join(f"{r.order} order: {_summary(r.inspection)}" for r in runs)
-    kernels = runs[0].reply.get("kernels") or []
+    kernels = runs[0].reply.kernels
     text = f"the result depends on the order threads run in ({outcomes}); "
-    if kernels and not any(k.get("shared") for k in kernels):
+    if kernels and not any(k.shared for k in kernels):
         return text + STRAY_WRITE_HINT + ". " + "; ".join(_kernel_name(k) for k in kernels)
     sites = [_kernel_site(k) for k in kernels]
     return text + BARRIER_HINT + (". " + "; ".join(sites) if sites else "")
 
 
-def _kernel_name(kernel: dict) -> str:
-    return f"kernel `{kernel['name']}` (launched at line {kernel['line']})"
+def _kernel_name(kernel: Launch) -> str:
+    return f"kernel `{kernel.name}` (launched at line {kernel.line})"
 
 
 def _summary(inspection: Inspection) -> str:
@@ -209,8 +210,8 @@ def _summary(inspection: Inspection) -> str:
     return f"{bad[0].bad_count} of {bad[0].total} elements wrong" if bad else inspection.verdict.label
 
 
-def _kernel_site(kernel: dict) -> str:
-    barriers = kernel.get("barriers") or []
+def _kernel_site(kernel: Launch) -> str:
+    barriers = kernel.barriers
     where = _kernel_name(kernel)
     if not barriers:
         return f"{where} never calls __syncthreads()"

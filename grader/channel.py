@@ -5,14 +5,17 @@ written by the submission (the pipe's descriptor is on the worker's command line
 therefore parsed like any untrusted input: one JSON object per line, at most MAX_LINE_BYTES, with
 exactly the fields its request allows, each of the right type and range. Anything else raises
 `Malformed`, which the grader turns into the submission's RUNTIME_ERROR, never its own exception.
+What passes is returned as a typed answer (`Started`, `Called`, `Timed`, `Ponged`, `Failed`), the one
+shape both workers' answers take on the grader's side.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 MAX_LINE_BYTES = 1 << 20
 MAX_TEXT_CHARS = 64 * 1024
@@ -95,7 +98,86 @@ def _fits(message: Any, shape: Shape) -> str | None:
     return f"an invalid value in field {bad[0]!r}" if bad else None
 
 
-def parse(line: bytes, op: str, request_id: int = 0) -> dict:
+# --------------------------------------------------------------------------- typed answers
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A kernel launch the emulator's runtime saw during a call."""
+
+    name: str
+    line: int
+    barriers: tuple[int, ...] = ()
+    """Lines of the kernel's __syncthreads() calls."""
+    shared: bool = False
+    """Whether it wrote shared memory."""
+
+
+@dataclass(frozen=True)
+class Started:
+    pid: int | None = None
+
+
+@dataclass(frozen=True)
+class Called:
+    seconds: float
+    kernels: tuple[Launch, ...] = ()
+    threads_left: int = 0
+    """Host threads the call started that still ran when it returned."""
+    libraries_loaded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Timed:
+    samples_ms: tuple[float, ...]
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class Ponged:
+    pass
+
+
+class FailureKind(enum.Enum):
+    CUDA_ERROR = "cuda_error"
+    CRASH = "crash"
+    FAULT = "fault"
+    INTERNAL = "internal"
+
+
+@dataclass(frozen=True)
+class Failed:
+    kind: FailureKind
+    detail: str
+    """The crash, fault or internal text; for a CUDA error, its name and message."""
+    cuda_error: int | None = None
+
+
+Answer = Union[Started, Called, Timed, Ponged, Failed]
+
+
+def _typed(op: str, message: dict) -> Answer:
+    """A checked message as its typed answer."""
+    if not message["ok"]:
+        if "cuda_error" in message:
+            detail = f"{message['name']} (CUDA error {message['cuda_error']})"
+            detail += f": {message['message']}" if message.get("message") else ""
+            return Failed(FailureKind.CUDA_ERROR, detail, message["cuda_error"])
+        kind = next(k for k in (FailureKind.CRASH, FailureKind.FAULT, FailureKind.INTERNAL) if k.value in message)
+        return Failed(kind, message[kind.value])
+    if op == "start":
+        return Started(message.get("pid"))
+    if op == "call":
+        kernels = tuple(Launch(k["name"], k["line"], tuple(k["barriers"]), k.get("shared", False))
+                        for k in message.get("kernels", ()))
+        return Called(float(message["seconds"]), kernels, message.get("threads_left", 0),
+                      tuple(message.get("libraries_loaded", ())))
+    if op == "time":
+        return Timed(tuple(float(v) for v in message["samples_ms"]), float(message["wall_s"]))
+    return Ponged()
+
+
+def parse(line: bytes, op: str, request_id: int = 0) -> Answer:
     """The worker's answer to request `request_id` of kind `op` ("start", "call", "time" or "ping"),
     checked; raises Malformed. The id is drawn at random per request and repeated in the answer, so
     a line the submission writes into the pipe is not taken for the answer (short of it reading the
@@ -118,4 +200,4 @@ def parse(line: bytes, op: str, request_id: int = 0) -> dict:
         problem = None if None in problems else "a failure report of no known kind"
     if problem:
         raise Malformed(f"an answer to '{op}' with {problem}" if message["ok"] else problem)
-    return message
+    return _typed(op, message)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from grader import __version__, build, case as cases, run, source as sources
+from grader import __version__, build, case as cases, channel, run, source as sources
 from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
@@ -172,13 +172,13 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
             if failed:
                 state.worker.stop()
                 return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
-            state.kernel_s += reply.data["seconds"]
+            state.kernel_s += reply.data.seconds
             found = cases.inspect(c, case)
             outputs = cases.snapshot(c, case) if len(backend.orders) > 1 else ()
             runs.append(cases.OrderRun(order, found, outputs, reply.data))
         found = cases.combine_orders(runs)
         return CaseResult(kind, shape.label(), dict(shape.dims), found.verdict, found.message, found.comparisons,
-                          runs[0].reply["seconds"])
+                          runs[0].reply.seconds)
     finally:
         case.release()
         backend.free_memory()
@@ -201,14 +201,16 @@ def _call_failure(reply: run.Reply, limit: run.CallLimit) -> tuple[Verdict, str]
     return Verdict.RUNTIME_ERROR, f"the worker failed: {reply.detail}"
 
 
-def _leftovers(data: dict) -> tuple[Verdict, str] | None:
-    """What the worker saw the call leave behind: libraries loaded at run time, threads still running."""
-    if data.get("libraries_loaded"):
-        names = ", ".join(data["libraries_loaded"])
+def _leftovers(answer: channel.Answer) -> tuple[Verdict, str] | None:
+    """What the worker saw a call leave behind: libraries loaded at run time, threads still running."""
+    if not isinstance(answer, channel.Called):
+        return None
+    if answer.libraries_loaded:
+        names = ", ".join(answer.libraries_loaded)
         return Verdict.INTERFACE_ERROR, (f"solve loaded a library at run time ({names}); only the CUDA runtime is "
                                          "available, library calls are not allowed: write the kernel yourself")
-    if data.get("threads_left"):
-        count = data["threads_left"]
+    if answer.threads_left:
+        count = answer.threads_left
         return Verdict.RUNTIME_ERROR, (f"solve returned while {count} host thread{'s' if count > 1 else ''} it "
                                        "started kept running; all work must be done (or at least launched on the "
                                        "GPU) before solve returns")
@@ -264,7 +266,7 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         if failed:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1], bytes=moved), None
-        stats = summarize(reply.data["samples_ms"])
+        stats = summarize(list(reply.data.samples_ms))
         state.kernel_s += sum(stats.samples_ms) / 1e3
         implausible = implausible_timing(stats, reply.seconds, policy.warmup_calls, flops, peak, moved, bandwidth)
         if implausible:
@@ -277,7 +279,7 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         wanted = c.reference.baseline and state.options.time_baseline
         baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if wanted else None
         result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
-                                   peak, reply.data.get("wall_s"), moved, bandwidth)
+                                   peak, reply.data.wall_s, moved, bandwidth)
         return result, timed_check
     finally:
         case.release()

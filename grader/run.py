@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -43,7 +43,8 @@ class Outcome(enum.Enum):
 class Reply:
     outcome: Outcome
     detail: str = ""
-    data: dict = field(default_factory=dict)
+    data: channel.Answer | None = None
+    """The worker's checked, typed answer (None when there was none: a timeout, a death, a forgery)."""
     seconds: float = 0.0
     """Wall time the grader waited for this reply."""
 
@@ -252,19 +253,18 @@ def _signal_detail(sig: signal.Signals, file_bytes: int) -> str:
     return f"the process was killed by {sig.name}"
 
 
-def _reply(message: dict, seconds: float) -> Reply:
-    if message.get("ok"):
-        return Reply(Outcome.OK, data=message, seconds=seconds)
-    if "cuda_error" in message:
-        detail = f"{message['name']} (CUDA error {message['cuda_error']})"
-        if message.get("message"):
-            detail += f": {message['message']}"
-        return Reply(Outcome.CUDA_ERROR, detail, message, seconds)
-    if "crash" in message:
-        return Reply(Outcome.CRASHED, message["crash"], message, seconds)
-    if "fault" in message:
-        return Reply(Outcome.CUDA_ERROR, message["fault"], message, seconds)
-    return Reply(Outcome.INTERNAL, message.get("internal", "unknown worker failure"), message, seconds)
+_FAILURE_OUTCOMES = {
+    channel.FailureKind.CUDA_ERROR: Outcome.CUDA_ERROR,
+    channel.FailureKind.CRASH: Outcome.CRASHED,
+    channel.FailureKind.FAULT: Outcome.CUDA_ERROR,
+    channel.FailureKind.INTERNAL: Outcome.INTERNAL,
+}
+
+
+def _reply(answer: channel.Answer, seconds: float) -> Reply:
+    if isinstance(answer, channel.Failed):
+        return Reply(_FAILURE_OUTCOMES[answer.kind], answer.detail, answer, seconds)
+    return Reply(Outcome.OK, data=answer, seconds=seconds)
 
 
 def python_worker(library: Path, entry: str, sandbox: Sandbox | None = None, python: str = sys.executable,

@@ -16,21 +16,24 @@ def line(message) -> bytes:
     return json.dumps(message).encode()
 
 
-@pytest.mark.parametrize("op, message", [
-    ("start", {"ok": True, "ready": True}),
-    ("start", {"ok": True, "ready": True, "pid": 1234}),
-    ("call", {"ok": True, "seconds": 0.25}),
+@pytest.mark.parametrize("op, message, answer", [
+    ("start", {"ok": True, "ready": True}, channel.Started()),
+    ("start", {"ok": True, "ready": True, "pid": 1234}, channel.Started(1234)),
+    ("call", {"ok": True, "seconds": 0.25}, channel.Called(0.25)),
     ("call", {"ok": True, "seconds": 0.0, "kernels": [{"name": "k", "line": 3, "shared": False, "barriers": [7]}],
-              "threads_left": 2, "libraries_loaded": ["libcublas.so.13"]}),
-    ("time", {"ok": True, "samples_ms": [1.5, 1.25], "wall_s": 0.01}),
-    ("ping", {"ok": True, "pong": True}),
-    ("call", {"ok": False, "cuda_error": 700, "name": "cudaErrorIllegalAddress", "message": "in kernel k"}),
-    ("call", {"ok": False, "crash": "SIGSEGV in kernel k"}),
-    ("time", {"ok": False, "fault": "the context was reset"}),
-    ("call", {"ok": False, "internal": "Traceback ..."}),
+              "threads_left": 2, "libraries_loaded": ["libcublas.so.13"]},
+     channel.Called(0.0, (channel.Launch("k", 3, (7,), False),), 2, ("libcublas.so.13",))),
+    ("time", {"ok": True, "samples_ms": [1.5, 1.25], "wall_s": 0.01}, channel.Timed((1.5, 1.25), 0.01)),
+    ("ping", {"ok": True, "pong": True}, channel.Ponged()),
+    ("call", {"ok": False, "cuda_error": 700, "name": "cudaErrorIllegalAddress", "message": "in kernel k"},
+     channel.Failed(channel.FailureKind.CUDA_ERROR, "cudaErrorIllegalAddress (CUDA error 700): in kernel k", 700)),
+    ("call", {"ok": False, "crash": "SIGSEGV in kernel k"}, channel.Failed(channel.FailureKind.CRASH, "SIGSEGV in kernel k")),
+    ("time", {"ok": False, "fault": "the context was reset"},
+     channel.Failed(channel.FailureKind.FAULT, "the context was reset")),
+    ("call", {"ok": False, "internal": "Traceback ..."}, channel.Failed(channel.FailureKind.INTERNAL, "Traceback ...")),
 ])
-def test_every_answer_the_workers_send_is_accepted(op, message):
-    assert channel.parse(line({"id": 77, **message}), op, 77) == message
+def test_every_answer_the_workers_send_is_accepted_as_its_typed_value(op, message, answer):
+    assert channel.parse(line({"id": 77, **message}), op, 77) == answer
 
 
 @pytest.mark.parametrize("answered", [None, 76, "77", True, 77.0])

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import build, run
+from grader import build, channel, run
 from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.cuda_backend import Environment
 from grader.emulator.translate import translate
@@ -293,7 +293,7 @@ def _median_seconds(worker: run.Worker, mode: int, count: int, timeout_s: float)
         reply = worker.call([{"int": mode}, {"int": count}], timeout_s)
         if reply.outcome is not run.Outcome.OK:
             return math.nan
-        times.append(float(reply.data.get("seconds", math.nan)))
+        times.append(reply.data.seconds if isinstance(reply.data, channel.Called) else math.nan)
     return statistics.median(times)
 
 
