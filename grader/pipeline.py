@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources
+from grader.backend import Backend
 from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
@@ -70,14 +71,14 @@ class _Run:
     """State shared by the steps of one grading run."""
 
     challenge: Challenge
-    backend: object
+    backend: Backend
     options: Options
     progress: Progress
     worker: run.Worker | None = None
     kernel_s: float = 0.0
 
 
-def grade(source: Path, display_path: str, challenge: Challenge, backend, options: Options,
+def grade(source: Path, display_path: str, challenge: Challenge, backend: Backend, options: Options,
           progress: Progress | None = None, clock: Callable[[], float] = time.perf_counter) -> GradeReport:
     started = clock()
     state = _Run(challenge, backend, options, progress or NoProgress())
