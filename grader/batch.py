@@ -21,11 +21,10 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from rich.markup import escape
 
-from grader import __version__, pipeline, source as sources
+from grader import __version__, job, pipeline, source as sources
 from grader.errors import GraderError, UsageError
 from grader.inert import visible
 from grader.results import GRADER_FAILURE, GradeReport, Mode
@@ -179,8 +178,8 @@ def secret_seed(db_path: Path) -> int:
 
 
 def grade_all(submissions, challenge, backend, store: Store, options: pipeline.Options,
-              progress=None, finish: Callable[[GradeReport], GradeReport] | None = None) -> Summary:
-    """Grade and store each submission not graded before; `finish` adds placement, where there is a ladder."""
+              progress=None) -> Summary:
+    """Grade (with placement, where there is a ladder) and store each submission not graded before."""
     summary = Summary()
     gpu = backend.environment().gpu
     if progress:
@@ -193,7 +192,7 @@ def grade_all(submissions, challenge, backend, store: Store, options: pipeline.O
         if store.already_graded(sub.user, challenge.slug, source_hash(text), __version__, gpu, secret=True):
             summary.skipped += 1
             continue
-        report, failure = _grade_one(sub, challenge, backend, options, finish)
+        report, failure = _grade_one(sub, challenge, backend, options)
         if failure is not None:
             summary.failures.append(failure)
         store.record(report, sub.user, sub.path, text, secret_seed=True)
@@ -210,8 +209,7 @@ def _source_text(path: Path) -> str:
         return ""
 
 
-def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options,
-               finish: Callable[[GradeReport], GradeReport] | None) -> tuple[GradeReport, GraderFailure | None]:
+def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options) -> tuple[GradeReport, GraderFailure | None]:
     """One submission's report. An unexpected exception is caught and becomes that student's report, so
     the rest of the class is still graded. A GraderError is not caught: a broken challenge (a SpecError
     from reference.py), a missing compiler or a database error would fail every student the same way,
@@ -219,10 +217,8 @@ def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options,
     display = f"{sub.user}/{sub.path.name}"
     started = time.perf_counter()
     try:
-        report = pipeline.grade(sub.path, display, challenge, backend, options)
-        if finish is not None and report.accepted:
-            report = finish(report)
-        return report, None
+        # the batch's progress shows one line per student: the job's own stages are not shown
+        return job.grade_job(job.Job(sub.path, display, challenge, options), backend), None
     except GraderError:
         raise
     except Exception as error:

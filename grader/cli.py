@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from grader import __version__, exitcodes, report, sandbox, source, spec, store
-from grader.errors import GraderError, UsageError
+from grader.errors import GraderError, SpecError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import Mode
 from grader.sandbox import SandboxMode
@@ -233,7 +233,13 @@ def _challenge_for(terminal: Terminal, file: Path, challenges_dir: Path) -> spec
     """The challenge the file's solve signature names, said in one line; several: a usage error."""
     from grader import signature
 
-    known = [spec.load(challenges_dir, slug) for slug in spec.list_challenges(challenges_dir)]
+    known = []
+    for slug in spec.list_challenges(challenges_dir):
+        try:
+            known.append(spec.load(challenges_dir, slug))
+        except SpecError as error:  # one broken definition must not stop grading against the others
+            terminal.err.print(f"challenge {slug} skipped: {error.message}", style="yellow", markup=False,
+                               highlight=False)
     choice = signature.choose(source.read(file).text, known)
     if choice.challenge:
         terminal.err.print(f"challenge: {choice.challenge} ({choice.why}; --challenge to choose another)",
@@ -283,11 +289,7 @@ def check_memory(challenge: spec.Challenge, backend) -> None:
 
 def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
                          nvcc: str | None, placement: bool, box, sanitize: bool = False):
-    import dataclasses
-
-    from grader import pipeline
-    from grader import sanitize as sanitizer
-    from grader.build import BuildStatus
+    from grader import job
 
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
@@ -295,26 +297,7 @@ def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challen
         check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
-        result = pipeline.grade(file, str(file), challenge, chosen, options, progress)
-        if placement and result.accepted and result.performance and challenge.levels:
-            result = _with_placement(result, challenge, chosen, options, progress)
-        if sanitize and result.build and result.build.status is BuildStatus.OK:
-            findings = sanitizer.sanitize(challenge, chosen, result.build, str(file), options.seed, progress)
-            result = dataclasses.replace(result, sanitizer=findings)
-        return result
-
-
-def _with_placement(result, challenge: spec.Challenge, backend, options, progress):
-    import dataclasses
-
-    from grader import ladder, place
-
-    measured = ladder.load(options.cache_dir, challenge, backend.environment())
-    if measured is None:
-        measured = ladder.measure(challenge, backend, options.cache_dir, options.seed, progress, options.timing_budget_s)
-    submission_ms = {p.label: p.stats.median_ms for p in result.performance if p.stats}
-    placement = place.place(submission_ms, measured.measured(), challenge.levels, challenge.performance)
-    return dataclasses.replace(result, placement=placement)
+        return job.grade_job(job.Job(file, str(file), challenge, options, placement, sanitize), chosen, progress)
 
 
 def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
@@ -433,13 +416,7 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
         chosen = choose_backend(backend, nvcc, terminal, box)
         check_memory(challenge, chosen)
-
-        def finish(result):
-            if result.performance and challenge.levels:
-                return _with_placement(result, challenge, chosen, options, progress)
-            return result
-
-        summary = batch.grade_all(submissions, challenge, chosen, results, options, progress, finish)
+        summary = batch.grade_all(submissions, challenge, chosen, results, options, progress)
     report.render_batch_summary(summary, len(submissions), db, terminal.out)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
