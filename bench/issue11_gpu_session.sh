@@ -6,6 +6,7 @@
 #   STAGE=hostile the hostile corpus on the GPU (tests/test_hostile.py -m gpu)
 #   STAGE=compile the wall time a boxed compile adds (bench/boxed_compile.py)
 #   STAGE=catalogue (issue 12) the vector_add ladder, a submission's report, then the GPU tests
+#   STAGE=catalogue2 (issue 12) the matrix_transpose and reduction ladders, their GPU corpus and ladder tests
 # bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in
 # Python packages the machine lacks. Logs under $OUT.
 set -u
@@ -39,4 +40,11 @@ catalogue)  # issue 12: the vector_add ladder measured, a top-level submission's
     | tee "$OUT/submit_vector_add.txt"
   python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py tests 2>&1 | tail -30 \
     | tee "$OUT/gpu_tests.txt";;
+catalogue2)
+  for slug in matrix_transpose reduction; do
+    grader levels $slug --remeasure --cache-dir /tmp/cat 2>&1 | tee "$OUT/levels_$slug.txt"
+    grader levels $slug --json --cache-dir /tmp/cat > "$OUT/levels_$slug.json" 2>/dev/null
+  done
+  python3 -m pytest -m gpu -q -p no:cacheprovider -rs tests/test_gpu_grading.py tests/test_gpu_bandwidth.py \
+    -k "transpose or reduction or bandwidth" 2>&1 | tail -30 | tee "$OUT/gpu_tests.txt";;
 esac
