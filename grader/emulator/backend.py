@@ -42,7 +42,9 @@ LIMIT_SLACK = 10.0
 limit), so a loaded machine or a kernel slower than the model still finishes."""
 THREADS_PER_OUTPUT = 32
 """The slow model: one warp per output element (a shuffle reduction), the costliest structure common
-in submissions, plus every floating-point operation done one at a time."""
+in submissions, plus every floating-point operation done one at a time, plus one emulated thread
+for every 4-byte word the challenge says a kernel must move (a reduction has one output but reads N
+words: without this its limit stayed at the GPU's 20 s, and 17.8 million elements took 9.8 s)."""
 CALIBRATION_WARPS = 16_384
 CALIBRATION_FLOPS = 2 * 64 * 256 * 2_000
 CALIBRATION_REPEATS = 3
@@ -162,12 +164,13 @@ class EmulatorBackend:
         speed = self.speed(cache_dir, challenge.limits.compile_s)
         outputs = sum(math.prod(p.extent(dims)) for p in challenge.outputs)
         flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
-        model_s = outputs * THREADS_PER_OUTPUT * speed.thread_s + flops * speed.flop_s
+        elements = challenge.reference.bytes(dims) / 4 if challenge.reference.bytes else 0.0
+        model_s = (outputs * THREADS_PER_OUTPUT + elements) * speed.thread_s + flops * speed.flop_s
         seconds = challenge.limits.case_s + LIMIT_SLACK * model_s
         measured = "measured" if speed.measured else "assumed (measurement failed)"
         why = (f"the emulator's limit for this shape: the challenge's {challenge.limits.case_s:g} s for a GPU, plus "
                f"{LIMIT_SLACK:g}× the {model_s:.2g} s this machine needs to emulate a kernel with one warp per output "
-               f"element ({measured} speed: {speed.thread_s * 1e9:.0f} ns a thread, {speed.flop_s * 1e9:.2g} ns a "
+               f"element and one thread per word it moves ({measured} speed: {speed.thread_s * 1e9:.0f} ns a thread, {speed.flop_s * 1e9:.2g} ns a "
                "floating-point operation)")
         return run.CallLimit(seconds, why)
 
