@@ -24,9 +24,9 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import select
 import stat
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -354,28 +354,25 @@ def _publish(result: BuildResult, final: Path, artifact: str) -> BuildResult:
 
 
 def _copy_regular(source: Path, dest: Path) -> str:
-    """Copy a file the box wrote, refusing anything but a regular file; returns its SHA-256."""
-    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    digest = hashlib.sha256()
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"the compiler's output {source.name} is not a regular file")
-        with open(dest, "xb") as out:
-            while chunk := os.read(fd, 1 << 20):
-                digest.update(chunk)
-                out.write(chunk)
-    finally:
-        os.close(fd)
+    """Copy a file the box wrote into the cache, read-only; returns its SHA-256."""
+    with open(dest, "xb") as out:
+        digest = _file_sha256(source, out.write)
     os.chmod(dest, 0o555)
-    return digest.hexdigest()
+    return digest
 
 
-def _file_sha256(path: Path) -> str:
+def _file_sha256(path: Path, sink=None) -> str:
+    """The SHA-256 of a regular file, read without following a link (anything else is an OSError);
+    each chunk also goes to `sink` where one is given."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     digest = hashlib.sha256()
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
         while chunk := os.read(fd, 1 << 20):
             digest.update(chunk)
+            if sink is not None:
+                sink(chunk)
     finally:
         os.close(fd)
     return digest.hexdigest()
@@ -429,7 +426,7 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
     if starved:
         return BuildStatus.COMPILE_ERROR, (
             f"the compiler ran out of memory ({starved.strip()}): a compile may use at most "
-            f"{boxes.compile_limits(1).data_bytes >> 30} GiB per process; huge initialized arrays or "
+            f"{boxes.COMPILE_DATA_BYTES >> 30} GiB per process; huge initialized arrays or "
             "template explosions do not fit")
     return BuildStatus.COMPILE_ERROR, (lines[-1:] or ["nvcc failed without a message"])[0]
 

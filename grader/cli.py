@@ -206,8 +206,8 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
            placement: bool = False) -> None:
     from grader import pipeline
 
-    check_source(file, slug or DEFAULT_CHALLENGE)
-    challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, file, challenges_dir)
+    submitted = check_source(file, slug or DEFAULT_CHALLENGE)
+    challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, challenges_dir)
     with contextlib.ExitStack() as stack:
         if no_cache:
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
@@ -219,8 +219,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
         with store.Store.open(database) as results:
-            text = source.read(file).text
-            run_id = results.record(result, user or getpass.getuser(), file, text, False)
+            run_id = results.record(result, user or getpass.getuser(), file, submitted.text, False)
         terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
     if as_json:
         click.echo(report.as_json(result))
@@ -229,7 +228,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     sys.exit(int(exitcodes.for_verdict(result.verdict)))
 
 
-def _challenge_for(terminal: Terminal, file: Path, challenges_dir: Path) -> spec.Challenge:
+def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path) -> spec.Challenge:
     """The challenge the file's solve signature names, said in one line; several: a usage error."""
     from grader import signature
 
@@ -240,23 +239,24 @@ def _challenge_for(terminal: Terminal, file: Path, challenges_dir: Path) -> spec
         except SpecError as error:  # one broken definition must not stop grading against the others
             terminal.err.print(f"challenge {slug} skipped: {error.message}", style="yellow", markup=False,
                                highlight=False)
-    choice = signature.choose(source.read(file).text, known)
+    choice = signature.choose(submitted.text, known)
     if choice.challenge:
         terminal.err.print(f"challenge: {choice.challenge} ({choice.why}; --challenge to choose another)",
                            style="dim", highlight=False)
         return next(c for c in known if c.slug == choice.challenge)
     if choice.matches:
-        raise UsageError(f"{file}: {choice.why}", hint=f"pass --challenge {choice.matches[0]} (or another of them)")
+        raise UsageError(f"{submitted.display_path}: {choice.why}",
+                         hint=f"pass --challenge {choice.matches[0]} (or another of them)")
     if len(known) > 1:
         terminal.err.print(f"challenge: {DEFAULT_CHALLENGE} ({choice.why}; --challenge to choose)", style="yellow",
                            highlight=False)
     return spec.load(challenges_dir, DEFAULT_CHALLENGE)
 
 
-def check_source(file: Path, slug: str) -> None:
-    """Refuse, before anything is built, what cannot be a CUDA source: nvcc would fail on it with a
-    message about the wrong thing (a .py file as host code, an empty file as a missing solve), and
-    what the grader will not read (a symbolic link, a file past the size cap)."""
+def check_source(file: Path, slug: str) -> source.Source:
+    """The file as read, once; refused before anything is built if it cannot be a CUDA source (nvcc
+    would fail on it with a message about the wrong thing: a .py file as host code, an empty file as a
+    missing solve) or the grader will not read it (a symbolic link, a file past the size cap)."""
     example = "pass the path of your .cu file, e.g. solutions/mine.cu"
     if file.is_dir() and not file.is_symlink():
         raise UsageError(f"{file} is a folder, not a .cu file",
@@ -266,7 +266,7 @@ def check_source(file: Path, slug: str) -> None:
                          hint=f"write the solution in CUDA C++ (`grader init {slug} solutions/mine.cu` writes a "
                               f"starter); if {file.name} is CUDA C++ already, rename it to end in .cu")
     try:
-        source.read(file)
+        return source.read(file)
     except source.SourceError as error:
         hint = f"`grader init {slug} {file} --force` fills it with the starter" if error.problem is \
             source.Problem.EMPTY else error.hint

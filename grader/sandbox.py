@@ -73,11 +73,14 @@ class Limits:
                 f"data {self.data_bytes >> 30} GiB, {self.processes} processes")
 
 
+COMPILE_DATA_BYTES = 4 << 30
+
+
 def compile_limits(timeout_s: float) -> Limits:
     """A compiler's limits: CPU time as long as the wall-clock limit, 4 GiB of data per process
     (nvcc's largest front-end process on the reference ladder uses well under 1 GiB; a template
     bomb reached 5 GB before), 256 MiB per file written, 64 processes (nvcc runs a handful)."""
-    return Limits(cpu_s=max(1, int(timeout_s) + 1), file_bytes=256 << 20, open_files=256, data_bytes=4 << 30,
+    return Limits(cpu_s=max(1, int(timeout_s) + 1), file_bytes=256 << 20, open_files=256, data_bytes=COMPILE_DATA_BYTES,
                   processes=64)
 
 
@@ -178,7 +181,8 @@ class Sandbox:
         state = "active" if self.active else "INACTIVE"
         return f"sandbox: {state} ({self.reason}); limits: {self.limits.describe()}"
 
-    def wrap(self, argv: list[str], visible: list[Path], writable: list[Path] = (), chdir: Path | None = None) -> list[str]:
+    def wrap(self, argv: list[str], visible: list[Path], writable: list[Path] = (),
+             chdir: Path | None = None) -> list[str]:
         """The command line that runs `argv` boxed: `visible` shown read-only, `writable` read-write
         (a compile's own build folder), everything under the private roots and `hidden` replaced by
         empty folders."""

@@ -1,8 +1,7 @@
 """Reading a submission: its bytes once, without following a link, within a size cap.
 
-From here on the grader works on this private copy of the text; the student's file is never opened
-again, so nothing can change between the check and the compile, and no compiler ever sees the
-student's folder.
+Compilers get the grader's copy of the text, alone in a folder of their own: no compiler ever opens
+the student's file or sees the student's folder.
 """
 
 from __future__ import annotations
