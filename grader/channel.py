@@ -71,7 +71,7 @@ _SUCCESS = {
                   {"kernels": _list_of(lambda k: _fits(k, _KERNEL) is None),
                    "threads_left": _int_at_least(1), "libraries_loaded": _list_of(_text)}),
     "time": Shape({"ok": _is(True), "samples_ms": _list_of(_finite_at_least(0.0, exclusive=True), non_empty=True),
-                   "wall_s": _finite_at_least(0.0)}, {}),
+                   "wall_s": _finite_at_least(0.0), "harness_s": _finite_at_least(0.0)}, {}),
     "ping": Shape({"ok": _is(True), "pong": _is(True)}, {}),
 }
 
@@ -131,6 +131,9 @@ class Called:
 class Timed:
     samples_ms: tuple[float, ...]
     wall_s: float
+    """Wall seconds of the whole timing loop, warm-up included, by the worker's clock."""
+    harness_s: float = 0.0
+    """Wall seconds one sample costs with nothing to time (flush, hold, events, host): timing.harness_seconds."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def _typed(op: str, message: dict) -> Answer:
         return Called(float(message["seconds"]), kernels, message.get("threads_left", 0),
                       tuple(message.get("libraries_loaded", ())))
     if op == "time":
-        return Timed(tuple(float(v) for v in message["samples_ms"]), float(message["wall_s"]))
+        return Timed(tuple(float(v) for v in message["samples_ms"]), float(message["wall_s"]), float(message["harness_s"]))
     return Ponged()
 
 

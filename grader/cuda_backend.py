@@ -49,12 +49,12 @@ class CudaBackend:
         """This GPU's memory bandwidth as a device-to-device copy moves it (read and write counted),
         measured once per backend: the ceiling memory-bound metrics are shown against."""
         if self._bandwidth_gbps is None:
-            self._bandwidth_gbps = measure_copy_bandwidth(self.cp)
+            self._bandwidth_gbps = measure_copy_bandwidth(self.cp, flush_bytes=self.flush_bytes)
         return self._bandwidth_gbps
 
     @property
     def flush_bytes(self) -> int:
-        """Writing twice the L2 size before each timed call leaves none of the inputs cached."""
+        """Reading twice the L2 size before each timed call leaves none of the inputs cached."""
         return max(2 * self.info.l2_bytes, 64 << 20)
 
     def environment(self) -> Environment:
@@ -90,31 +90,30 @@ class CudaBackend:
 
         def call() -> None:
             challenge.reference.baseline(inputs, cp)
-            cp.cuda.runtime.deviceSynchronize()
 
-        return timing.measure(timing.event_sampler(cp, self.flush_bytes, call), policy)
+        sampler = timing.event_sampler(cp, self.flush_bytes, call, cp.cuda.runtime.deviceSynchronize)
+        return timing.measure(sampler, policy)
 
 
 COPY_BYTES = 1 << 30
 COPY_REPEATS = 7
 
 
-def measure_copy_bandwidth(cp, nbytes: int = COPY_BYTES) -> float:
+def measure_copy_bandwidth(cp, nbytes: int = COPY_BYTES, flush_bytes: int = 64 << 20) -> float:
     """GB/s of a device-to-device copy of `nbytes` (1 GiB, or an eighth of the free memory if that is
-    less), read plus write, median of COPY_REPEATS copies timed with CUDA events after one warm-up.
-    A copy, not a kernel: nothing is compiled."""
+    less), read plus write, median of COPY_REPEATS copies after one warm-up, each timed by the same
+    sampler as a submission (L2 emptied first, CUDA events). A copy and the flush's PTX kernel:
+    nothing is compiled by NVRTC."""
     nbytes = min(nbytes, cp.cuda.runtime.memGetInfo()[0] // 8) // 256 * 256
     source, target = cp.cuda.Memory(nbytes), cp.cuda.Memory(nbytes)
     cp.cuda.runtime.memset(source.ptr, 0x5A, nbytes)
     stream = cp.cuda.get_current_stream()
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    samples = []
-    for _ in range(COPY_REPEATS + 1):
-        start.record(stream)
+
+    def copy() -> None:
         cp.cuda.runtime.memcpyAsync(target.ptr, source.ptr, nbytes, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
-        end.record(stream)
-        end.synchronize()
-        samples.append(cp.cuda.get_elapsed_time(start, end))
+
+    sample = timing.event_sampler(cp, flush_bytes, copy)
+    samples = [sample() for _ in range(COPY_REPEATS + 1)]
     median_ms = sorted(samples[1:])[len(samples[1:]) // 2]
     return 2 * nbytes / (median_ms * 1e6)
 

@@ -72,25 +72,44 @@ def measure(sample_ms: Callable[[], float], policy: TimingPolicy,
     return samples
 
 
-def event_sampler(cp, flush_bytes: int, work: Callable[[], object]) -> Callable[[], float]:
-    """One timed sample per call, for `measure`: the L2 cache flushed by writing `flush_bytes`, then
-    `work` (which must wait for the device itself, so that the end event follows all its kernels)
-    between two CUDA events. Milliseconds, as the events measure them."""
-    flush = cp.cuda.alloc(flush_bytes)
+def event_sampler(cp, flush_bytes: int, launch: Callable[[], object],
+                  finish: Callable[[], object] | None = None) -> Callable[[], float]:
+    """One timed sample per call, for `measure`, in this order on the current stream: the L2 cache
+    emptied (l2flush: a read of `flush_bytes`, so the timed work never writes back the flush's lines,
+    which then holds the stream until the work is queued behind it), the start event, `launch()`
+    (which queues the work and need not wait for it), the end event; then `finish()` (waiting for the
+    device, and checking its errors) and the end event awaited. Milliseconds, as the events measure
+    them: the work's kernels, without the host's launch latency before them or the synchronization
+    after. Work left running on a stream the end event does not wait for is not timed: the worker's
+    wall clock, checked against the samples (pipeline.implausible_timing), is what sees it."""
+    from grader.l2flush import L2Flush
+
+    flush = L2Flush(cp, flush_bytes)
     stream = cp.cuda.get_current_stream()
     start, end = cp.cuda.Event(), cp.cuda.Event()
 
     def sample_ms() -> float:
-        # A byte memset through the CUDA runtime, never one of CuPy's kernels (they compile on a
-        # machine's first run); on the events' stream, so the flush is done before the start event.
-        cp.cuda.runtime.memsetAsync(flush.ptr, 0, flush_bytes, stream.ptr)
+        flush(stream)
         start.record(stream)
-        work()
+        launch()
         end.record(stream)
+        if finish is not None:
+            finish()
         end.synchronize()
         return cp.cuda.get_elapsed_time(start, end)
 
     return sample_ms
+
+
+def harness_seconds(sample_ms: Callable[[], float], calls: int = 20) -> float:
+    """Wall seconds one sample of `sample_ms` costs with nothing to time (a sampler made with a
+    no-op launch): the flush, its hold, the events and the host's own overhead. The wall-clock check
+    subtracts it per call, so only time spent in the work itself can count as unexplained."""
+    sample_ms()  # the first call loads what later calls reuse
+    started = time.perf_counter()
+    for _ in range(calls):
+        sample_ms()
+    return (time.perf_counter() - started) / calls
 
 
 def summarize(samples_ms: list[float] | tuple[float, ...]) -> TimingStats:

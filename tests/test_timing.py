@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from grader import timing
+from grader import l2flush, timing
 
 
 class FakeClock:
@@ -86,6 +89,20 @@ def test_honest_timings_pass_the_cross_checks():
     assert implausible_timing(small, wall_s=12 * 0.0004, warmup_calls=2, flops=2e6, peak_gflops=66908) is None
 
 
+def test_the_harness_cost_per_call_is_not_unexplained_time():
+    """Reduction's level 8 on an H200: 0.042 ms a call, 2,000 calls (its samples never settled), each
+    costing the harness 0.46 ms of wall time with nothing to time. Without the harness's cost, 0.9 s
+    looked hidden and the level was rejected; with it, it is honest. Work hidden on another stream
+    (0.5 ms a call beyond the harness) is still caught."""
+    from grader.pipeline import implausible_timing
+    stats = timing.summarize([0.042] * 1998)
+    honest_wall = 2000 * (0.042e-3 + 0.47e-3)
+    assert implausible_timing(stats, honest_wall, 2, None, None, 4.0 * 2**25, 4286, harness_s=0.46e-3) is None
+    hidden_wall = 2000 * (0.042e-3 + 0.46e-3 + 0.5e-3)
+    text = implausible_timing(stats, hidden_wall, 2, None, None, 4.0 * 2**25, 4286, harness_s=0.46e-3)
+    assert text and "grader's own clock" in text and "0.46 ms its flush and events cost" in text
+
+
 def test_faster_than_the_roofline_is_impossible():
     from grader.pipeline import implausible_timing
     stats = timing.summarize([0.001] * 10)
@@ -101,8 +118,9 @@ def test_under_reported_time_disagrees_with_the_wall_clock():
 
 
 def test_event_sampler_flushes_then_times_only_the_work():
-    """The one timed-sample rule the worker, the cuBLAS baseline and the level 7 tuner share: the flush
-    is a byte memset on the events' stream (CuPy's fill would compile a kernel on a fresh machine)."""
+    """The one timed-sample rule the worker, the cuBLAS baseline and the copy bandwidth share: the
+    flush is the grader's PTX read kernel, launched on the events' stream before the start event, and
+    loaded through the driver (CuPy's own kernels would compile with NVRTC on a fresh machine)."""
     calls = []
 
     class Event:
@@ -116,17 +134,30 @@ def test_event_sampler_flushes_then_times_only_the_work():
             calls.append(f"synchronize {self.name}")
 
     class Allocation:
-        ptr = 0xF1005
+        ptr = 0xF1000
 
     class Stream:
         ptr = 7
+
+    class Module:
+        def load(self, image):
+            assert image.endswith(b"\0") and b".entry grader_l2_flush" in image and b"%globaltimer" in image
+            calls.append("load ptx")
+
+        def get_function(self, name):
+            def launch(grid, block, args, stream=None):
+                calls.append(f"flush {grid} {block} {[int(a) for a in args]} on {stream.ptr}")
+            return launch
 
     class FakeCupy:
         class cuda:
             class runtime:
                 @staticmethod
-                def memsetAsync(ptr, value, size, stream):
-                    calls.append(f"memset {ptr:#x} {value} {size} on {stream}")
+                def memset(ptr, value, size):
+                    calls.append(f"zero {ptr:#x} {size}")
+
+            class function:
+                pass
 
     def alloc(size):
         calls.append(f"alloc {size}")
@@ -135,14 +166,32 @@ def test_event_sampler_flushes_then_times_only_the_work():
     cp = FakeCupy()
     events = iter([Event("start"), Event("end")])
     cp.cuda.alloc = alloc
+    cp.cuda.function.Module = Module
     cp.cuda.get_current_stream = Stream
     cp.cuda.Event = lambda: next(events)
     cp.cuda.get_elapsed_time = lambda start, end: 1.25
-    sample = timing.event_sampler(cp, 1024, lambda: calls.append("work"))
-    assert calls == ["alloc 1024"]
+    sample = timing.event_sampler(cp, 1024, lambda: calls.append("launch"), lambda: calls.append("wait"))
+    assert calls == ["alloc 1040", "zero 0xf1000 1040", "load ptx"]
     calls.clear()
     assert sample() == 1.25
-    assert calls == ["memset 0xf1005 0 1024 on 7", "record start on 7", "work", "record end on 7", "synchronize end"]
+    # the flush holds the stream (200 µs) while the host queues the work; the device is awaited only
+    # after the end event is queued, so neither the launch latency nor the synchronization is timed
+    assert calls == [f"flush (1024,) (256,) [{0xF1000}, 64, {0xF1000 + 1024}, 200000] on 7", "record start on 7",
+                     "launch", "record end on 7", "wait", "synchronize end"]
+
+
+@pytest.mark.nvcc
+def test_the_flush_kernel_is_valid_ptx(tmp_path):
+    """The PTX assembles for Turing and for the H100/H200 (it is PTX 7.0 for sm_70: any GPU since Volta)."""
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not Path(ptxas).exists():
+        pytest.skip("ptxas not found")
+    source = tmp_path / "flush.ptx"
+    source.write_text(l2flush.PTX)
+    for arch in ("sm_75", "sm_90"):  # the oldest target CUDA 13's ptxas still knows, and Hopper
+        done = subprocess.run([ptxas, f"-arch={arch}", str(source), "-o", str(tmp_path / f"{arch}.cubin")],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
 
 
 def test_moving_bytes_faster_than_the_memory_is_impossible():
