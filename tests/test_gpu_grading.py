@@ -52,3 +52,15 @@ def test_submit_times_the_naive_kernel(matmul, cuda_backend, tmp_path):
         assert perf.baseline is not None and 0 < perf.percent_of_baseline < 100
     kinds = {c.kind.value for c in report.cases}
     assert {"functional", "randomized", "timed", "recheck"} <= kinds
+
+
+def test_work_left_running_on_a_side_stream_is_not_timed_and_the_timing_is_rejected(matmul, cuda_backend, tmp_path):
+    """The end event is queued as solve returns, on the default stream, and the device is awaited only
+    after it (so the host's synchronization is not timed). A kernel on a non-blocking stream escapes the
+    events: correct results, but a median of almost nothing against a worker's clock that waited for
+    every call, so the timing is rejected (the roofline or the wall-clock check, whichever sees it first)."""
+    path = Path(__file__).resolve().parent / "hostile" / "side_stream_left_running.cu"
+    report = pipeline.grade(path, "side_stream.cu", matmul, cuda_backend,
+                            pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.3, time_baseline=False))
+    assert report.verdict is Verdict.IMPOSSIBLE_TIMING, report.message
+    assert all(c.verdict is Verdict.ACCEPTED for c in report.cases), report.message

@@ -1,8 +1,11 @@
 // expect: ACCEPTED
 // backends: cuda
 // Launches the correct naive kernel on its own non-blocking stream and returns without waiting.
-// Legal: the grader synchronizes the whole device after solve (before checking, before each
-// timing ends), so the result is complete when read and the time includes the kernel.
+// Correct: the grader synchronizes the whole device after solve, before checking, so the result is
+// complete when read (this corpus grades correctness). Timed (`grader submit`), it is rejected: the end
+// event is queued on the default stream as solve returns, which a non-blocking stream does not wait
+// for, so the kernel escapes the timing and the worker's clock disagrees (IMPOSSIBLE_TIMING;
+// tests/test_gpu_grading.py).
 #include <cuda_runtime.h>
 
 constexpr int BLOCK = 16;
