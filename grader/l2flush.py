@@ -3,7 +3,7 @@
 Every timed call starts from a cold cache, as it would in a program that has just done other work. The
 obvious flush, a memset of twice the L2's size, empties the cache of the inputs but fills it with dirty
 lines: the timed kernel then pays for writing those back to memory as it reads. Measured on an H200
-(60 MiB of L2, docs/benchmarks.md "The L2 flush"), that made a 2^25-element sum 24% slower and put
+(60 MiB of L2, docs/benchmarks.md "Timing memory-bound kernels"), that made a 2^25-element sum 22% slower and put
 every memory-bound kernel's bandwidth under the device's; a compute-bound kernel barely notices.
 
 This flush *reads* twice the L2's size instead: every line the cache held (dirty ones from the last
