@@ -22,7 +22,7 @@ import numpy as np
 
 from grader import case as cases
 from grader import source as sources, spec
-from grader.emulator.backend import EmulatorBackend
+from grader.backends.emulator import EmulatorBackend
 from grader.spec import Shape
 
 ROOT = Path(__file__).resolve().parent.parent

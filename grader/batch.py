@@ -7,9 +7,11 @@ only when the student asks: other files, folders without a `.cu` file to take, f
 student's folder, and symbolic links, which are never followed (a student's link could point anywhere
 on the grading machine). Names starting with "." are ignored silently.
 
-A student's source graded before (same hash, grader version and GPU, with the secret seed) is skipped,
-so a batch that was stopped resumes where it stopped. A batch never stops on one student's file: if
-the grader itself fails on it, the failure is recorded against that student and the batch goes on.
+Each file is read once, when it is found: that text is what is graded and stored, and its hash is
+what a later batch compares. A student's source graded before (same hash, grader version and GPU,
+with the secret seed) is skipped, so a batch that was stopped resumes where it stopped. A batch never
+stops on one student's file: if the grader itself fails on it, the failure is recorded against that
+student and the batch goes on.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from grader import __version__, job, pipeline, source as sources
 from grader.errors import GraderError, UsageError
 from grader.inert import visible
 from grader.results import GRADER_FAILURE, GradeReport, Mode
-from grader.store import Store, source_hash
+from grader.store import Store
 from grader.verdict import Verdict
 
 PREFERRED = ("solution.cu", "mine.cu", "main.cu")
@@ -40,6 +42,11 @@ SHOWN_NAMES = 5
 class Submission:
     user: str
     path: Path
+    source: sources.Source
+    """The file as discovery read it, once: what is graded, hashed and stored (empty if unreadable)."""
+    unreadable: sources.SourceError | None = None
+    """Why the file could not be read (empty, binary, too large, gone): the student is recorded as a
+    compile error saying so, rather than left out of the gradebook."""
 
 
 @dataclass(frozen=True)
@@ -104,14 +111,24 @@ def discover(folder: Path) -> Discovery:
         elif entry.is_dir():
             chosen = _from_student_folder(entry, skipped)
             if chosen is not None:
-                submissions.append(Submission(entry.name, chosen))
+                submissions.append(_submission(entry.name, chosen))
         elif not entry.is_file():
             skipped.append(Skipped(entry, NOT_REGULAR))
         elif entry.suffix == ".cu":
-            submissions.append(Submission(entry.stem, entry))
+            submissions.append(_submission(entry.stem, entry))
         else:
             skipped.append(Skipped(entry, "not a .cu file"))
     return Discovery(folder, tuple(submissions), tuple(skipped))
+
+
+def _submission(user: str, path: Path) -> Submission:
+    """The student's file, read now and only now (no link followed, at most the size cap), so a file
+    changed while the class is graded cannot be graded as one text and stored as another."""
+    display = f"{user}/{path.name}"
+    try:
+        return Submission(user, path, sources.read(path, display))
+    except sources.SourceError as error:
+        return Submission(user, path, sources.from_bytes(b"", display), unreadable=error)
 
 
 def _visible_entries(folder: Path, skipped: list[Skipped]) -> list[Path] | None:
@@ -188,25 +205,15 @@ def grade_all(submissions, challenge, backend, store: Store, options: pipeline.O
         if progress:
             # the progress bar reads rich markup, and a folder named "[/]" would end the batch
             progress.advance(escape(visible(sub.user)))
-        text = _source_text(sub.path)
-        if store.already_graded(sub.user, challenge.slug, source_hash(text), __version__, gpu, secret=True):
+        if store.already_graded(sub.user, challenge.slug, sub.source.sha256, __version__, gpu, secret=True):
             summary.skipped += 1
             continue
         report, failure = _grade_one(sub, challenge, backend, options)
         if failure is not None:
             summary.failures.append(failure)
-        store.record(report, sub.user, sub.path, text, secret_seed=True)
+        store.record(report, sub.user, sub.path, sub.source, secret_seed=True)
         _count(summary, sub.user, report)
     return summary
-
-
-def _source_text(path: Path) -> str:
-    """The source as stored: read as the grader reads it (no links followed, at most the size cap);
-    "" when it cannot be read, in which case grading it fails and the report says why."""
-    try:
-        return sources.read(path).text
-    except sources.SourceError:
-        return ""
 
 
 def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options) -> tuple[GradeReport, GraderFailure | None]:
@@ -214,11 +221,13 @@ def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options) -
     the rest of the class is still graded. A GraderError is not caught: a broken challenge (a SpecError
     from reference.py), a missing compiler or a database error would fail every student the same way,
     and recording it against each would blame them for it. KeyboardInterrupt is not caught either."""
-    display = f"{sub.user}/{sub.path.name}"
+    display = sub.source.display_path
+    if sub.unreadable is not None:
+        return pipeline.unreadable(sub.unreadable, display, challenge, backend, options), None
     started = time.perf_counter()
     try:
         # the batch's progress shows one line per student: the job's own stages are not shown
-        return job.grade_job(job.Job(sub.path, display, challenge, options), backend), None
+        return job.grade_job(job.Job(sub.source, challenge, options), backend), None
     except GraderError:
         raise
     except Exception as error:

@@ -216,10 +216,10 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         database = db or (DEFAULT_DB if user else None)
         hidden = [cache_dir, file.resolve().parent] + ([database.resolve().parent] if database else [])
         box = make_box(terminal, sandbox_mode, hidden, backend)
-        result = _grade_with_progress(terminal, file, challenge, options, backend, nvcc, placement, box, sanitize)
+        result = _grade_with_progress(terminal, submitted, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
         with store.Store.open(database) as results:
-            run_id = results.record(result, user or getpass.getuser(), file, submitted.text, False)
+            run_id = results.record(result, user or getpass.getuser(), file, submitted, False)
         terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
     if as_json:
         click.echo(report.as_json(result))
@@ -287,8 +287,8 @@ def check_memory(challenge: spec.Challenge, backend) -> None:
     spec.check_fits(challenge, memory, where)
 
 
-def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challenge, options, backend: str,
-                         nvcc: str | None, placement: bool, box, sanitize: bool = False):
+def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge: spec.Challenge, options,
+                         backend: str, nvcc: str | None, placement: bool, box, sanitize: bool = False):
     from grader import job
 
     with RichProgress(terminal.err) as progress:
@@ -297,28 +297,18 @@ def _grade_with_progress(terminal: Terminal, file: Path, challenge: spec.Challen
         check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
-        return job.grade_job(job.Job(file, str(file), challenge, options, placement, sanitize), chosen, progress)
+        return job.grade_job(job.Job(submitted, challenge, options, placement, sanitize), chosen, progress)
 
 
 def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
-    """The backend asked for; with auto, the GPU when usable, else the emulator, said in one line."""
-    import dataclasses
+    """`backends.choose`, saying in one line when auto falls back to the emulator."""
+    from grader import backends
 
-    from grader.cuda_backend import CudaBackend
-    from grader.emulator.backend import EmulatorBackend
-    from grader.errors import BackendUnavailable
-
-    if name == "emulator":
-        return EmulatorBackend(nvcc, sandbox=box)
-    try:
-        return CudaBackend(nvcc, sandbox=box)
-    except BackendUnavailable as error:
-        if name == "cuda":
-            raise
-        terminal.err.print(f"[yellow]no usable GPU ({error.message}); grading on the CPU emulator: "
+    def fell_back(why: str) -> None:
+        terminal.err.print(f"[yellow]no usable GPU ({why}); grading on the CPU emulator: "
                            "correctness only, no timings[/]", highlight=False)
-        # the emulator's worker shares no CUDA memory by pid, so it gets a PID namespace of its own
-        return EmulatorBackend(nvcc, sandbox=dataclasses.replace(box, share_pid=False) if box else None)
+
+    return backends.choose(name, nvcc, box, fell_back)
 
 
 @cli.command()
@@ -361,7 +351,7 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
     Each level is graded like a submission, its performance cases timed for up to 1 s each
     (--timing-budget to change); the levels compile in parallel while the first ones are measured."""
     from grader import ladder
-    from grader.cuda_backend import CudaBackend
+    from grader.backends.cuda import CudaBackend
     from grader.errors import BackendUnavailable
 
     challenge = spec.load(challenges_dir, slug)

@@ -1,26 +1,26 @@
 """One grading job, as every front end runs it: grade → place → sanitize. `grader run`/`submit`,
 `grader grade` (a batch) and, later, the class server call `grade_job` alike, then keep the report
-(`store.py`) and show it (`report.py`) themselves.
+with the job's `Source` (`store.py`) and show it (`report.py`) themselves.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 
 from grader import pipeline
-from grader.backend import Backend
+from grader.backends import Backend
 from grader.build import BuildStatus
 from grader.results import GradeReport
+from grader.source import Source
 from grader.spec import Challenge
 
 
 @dataclass(frozen=True)
 class Job:
-    source: Path
-    display_path: str
-    """How the submission is named in reports: the user's path, or STUDENT/FILE in a batch."""
+    source: Source
+    """The submission as the front end read it, once: what is graded is what the front end stores. Its
+    `display_path` names it in reports: the user's path, or STUDENT/FILE in a batch."""
     challenge: Challenge
     options: pipeline.Options
     placement: bool = True
@@ -31,13 +31,13 @@ class Job:
 
 def grade_job(job: Job, backend: Backend, progress: pipeline.Progress | None = None) -> GradeReport:
     progress = progress or pipeline.NoProgress()
-    report = pipeline.grade(job.source, job.display_path, job.challenge, backend, job.options, progress)
+    report = pipeline.grade(job.source, job.challenge, backend, job.options, progress)
     if job.placement and report.accepted and report.performance and job.challenge.levels:
         report = with_placement(report, job.challenge, backend, job.options, progress)
     if job.sanitize and report.build and report.build.status is BuildStatus.OK:
         from grader import sanitize
-        findings = sanitize.sanitize(job.challenge, backend, report.build, job.display_path, job.options.seed,
-                                     progress)
+        findings = sanitize.sanitize(job.challenge, backend, report.build, job.source.display_path,
+                                     job.options.seed, progress)
         report = dataclasses.replace(report, sanitizer=findings)
     return report
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader import __version__, pipeline, source as sources
 from grader.results import GradeReport, Mode
-from grader.spec import Challenge, Level
+from grader.spec import Challenge
 
 FORMAT = 3
 """2: the ladder records the timing budget it was measured with. 3: GB/s per rung and the measured
@@ -106,8 +106,8 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
         # the later builds overlap the earlier measurements. The timings are CUDA events on the GPU,
         # which compilers on the host do not disturb: on an H200 every rung came out within 0.7% of
         # the one measured with no build running.
-        builds = {level.number: pool.submit(backend.build, sources.read(level.path), challenge, cache_dir)
-                  for level in available}
+        read = {level.number: sources.read(level.path) for level in available}  # built and graded alike
+        builds = {number: pool.submit(backend.build, source, challenge, cache_dir) for number, source in read.items()}
         for index, level in enumerate(challenge.levels, 1):
             where = f"ladder level {index} of {len(challenge.levels)} ({level.name})"
             if level.number not in builds:
@@ -116,8 +116,8 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
                 continue
             progress.stage(f"{where}: compiling (nvcc, levels in parallel)")
             builds[level.number].result()
-            report = _grade_level(challenge, backend, cache_dir, seed, level, budget_s, not baseline_ms,
-                                  _LevelProgress(progress, where))
+            report = _grade_level(challenge, backend, cache_dir, seed, read[level.number], budget_s,
+                                  not baseline_ms, _LevelProgress(progress, where))
             rungs.append(_rung(level.number, level.name, report))
             if not baseline_ms:
                 baseline_ms = {p.label: p.baseline.median_ms for p in report.performance if p.baseline}
@@ -130,11 +130,11 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
     return ladder
 
 
-def _grade_level(challenge: Challenge, backend, cache_dir: Path, seed: int, level: Level, budget_s: float,
+def _grade_level(challenge: Challenge, backend, cache_dir: Path, seed: int, source: sources.Source, budget_s: float,
                  time_baseline: bool, progress) -> GradeReport:
     options = pipeline.Options(Mode.SUBMIT, seed, cache_dir, budget_s, time_baseline=time_baseline,
                                recheck_after_timing=False)
-    return pipeline.grade(level.path, str(level.path), challenge, backend, options, progress)
+    return pipeline.grade(source, challenge, backend, options, progress)
 
 
 class _LevelProgress:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources
-from grader.backend import Backend
+from grader.backends import Backend
 from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
@@ -82,16 +82,13 @@ class _Run:
     kernel_s: float = 0.0
 
 
-def grade(source: Path, display_path: str, challenge: Challenge, backend: Backend, options: Options,
+def grade(source: sources.Source, challenge: Challenge, backend: Backend, options: Options,
           progress: Progress | None = None, clock: Callable[[], float] = time.perf_counter) -> GradeReport:
+    """Grade the submission as the front end read it: the text built here is the text it stores."""
     started = clock()
     state = _Run(challenge, backend, options, progress or NoProgress())
-    try:
-        text = sources.read(source, display_path)
-    except sources.SourceError as error:
-        built = build.BuildResult(build.BuildStatus.COMPILE_ERROR, f"{error.message} ({error.hint})")
-        return _report(state, display_path, Verdict.COMPILE_ERROR, built.message, built, (), (), clock() - started)
-    built = _build(state, text)
+    display_path = source.display_path
+    built = _build(state, source)
     if built.status is not build.BuildStatus.OK:
         return _report(state, display_path, BUILD_VERDICTS[built.status], built.message, built, (), (),
                        clock() - started)
@@ -115,6 +112,16 @@ def grade(source: Path, display_path: str, challenge: Challenge, backend: Backen
     if channel and not message:
         message = channel[1]
     return _report(state, display_path, verdict, message, built, checked, timed, clock() - started, output)
+
+
+def unreadable(error: sources.SourceError, display_path: str, challenge: Challenge, backend: Backend,
+               options: Options) -> GradeReport:
+    """The report for a file the grader would not read (empty, binary, too large, gone): a compile
+    error, since there is nothing to compile, saying why. The command line refuses such a file as
+    bad usage; a batch records this for the student and goes on with the class."""
+    built = build.BuildResult(build.BuildStatus.COMPILE_ERROR, f"{error.message} ({error.hint})")
+    state = _Run(challenge, backend, options, NoProgress())
+    return _report(state, display_path, Verdict.COMPILE_ERROR, built.message, built, (), (), 0.0)
 
 
 # --------------------------------------------------------------------------- build

@@ -53,7 +53,13 @@ def read(path: Path, display_path: str | None = None) -> Source:
                                           "CUDA source", "pass your .cu file, not a compiled library or object file")
     if not data.strip():
         raise SourceError(Problem.EMPTY, f"{shown} is empty", "write your solve there (`grader init` writes a starter)")
-    return Source(data.decode("utf-8", errors="replace"), shown, hashlib.sha256(data).hexdigest())
+    return from_bytes(data, shown)
+
+
+def from_bytes(data: bytes, display_path: str) -> Source:
+    """The Source of bytes already read: the text as the grader decodes it, the hash of the bytes
+    themselves (what was submitted, not what the decoding made of it)."""
+    return Source(data.decode("utf-8", errors="replace"), display_path, hashlib.sha256(data).hexdigest())
 
 
 def _read_bytes(path: Path, shown: str) -> bytes:

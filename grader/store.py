@@ -8,7 +8,6 @@ any. The schema changes through named, ordered migrations recorded in the databa
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import os
 import sqlite3
@@ -18,6 +17,7 @@ from pathlib import Path
 from grader.errors import GraderError
 from grader.exitcodes import ExitCode
 from grader.results import GRADER_FAILURE, GradeReport, to_json
+from grader.source import Source
 from grader.verdict import Verdict
 
 BUSY_TIMEOUT_S = 60.0
@@ -107,10 +107,6 @@ class Run:
         return {p["label"]: p["stats"]["median_ms"] for p in self.report.get("performance", []) if p.get("stats")}
 
 
-def source_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _create_private(path: Path) -> None:
     """Create the database readable by its owner only (it holds every student's source and results;
     SQLite gives its -wal and -shm files the same mode). An existing file is left as it is."""
@@ -183,15 +179,16 @@ class Store:
         return [row["name"] for row in self.db.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
     # -- writing
-    def record(self, report: GradeReport, user: str, source_path: Path, source_text: str, secret_seed: bool) -> int:
+    def record(self, report: GradeReport, user: str, source_path: Path, source: Source, secret_seed: bool) -> int:
         """Keep one grading run, all of it or nothing: the whole report, secret seed and randomized shapes
         included (the database is the instructor's, owner-only); what students see is redacted where
-        it is made (grader.results.public). A report marked secret is stored as secret either way."""
+        it is made (grader.results.public). A report marked secret is stored as secret either way.
+        `source` is the Source that was graded, text and hash as read (the hash of the file's bytes)."""
         secret_seed = secret_seed or report.secret
         data = to_json(report)
         env = report.environment
         placement = report.placement
-        row = (user, report.challenge, report.challenge_version, str(source_path), source_hash(source_text), source_text,
+        row = (user, report.challenge, report.challenge_version, str(source_path), source.sha256, source.text,
                env.backend, env.gpu, env.driver, env.nvcc, report.grader_version, report.seed, int(secret_seed),
                report.mode.value, report.verdict.name, report.message, placement.level if placement else None,
                report.wall_s, _now(), json.dumps(data))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import spec
+from grader import source as sources, spec
 
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGES = ROOT / "challenges"
@@ -44,8 +44,18 @@ def matmul() -> spec.Challenge:
 
 @pytest.fixture(scope="session")
 def cuda_backend():
-    from grader.cuda_backend import CudaBackend
+    from grader.backends.cuda import CudaBackend
     return CudaBackend()
+
+
+def read(path: Path, display_path: str | None = None) -> sources.Source:
+    """A submission read as the front ends read it, once, for `pipeline.grade` and `job.Job`."""
+    return sources.read(path, display_path)
+
+
+def text_source(text: str, display_path: str = "x.cu") -> sources.Source:
+    """The Source a file holding `text` reads as: for tests that store a run without writing a file."""
+    return sources.from_bytes(text.encode(), display_path)
 
 
 def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:

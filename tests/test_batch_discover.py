@@ -3,6 +3,7 @@ goes on when the grader fails on one student's file. Nothing here compiles."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from pathlib import Path
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from grader import __version__, batch, cli, pipeline
-from grader.cuda_backend import Environment
+from grader.backends import Environment
 from grader.errors import SpecError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import GradeReport, Mode
@@ -222,11 +223,11 @@ def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp
                                                                              monkeypatch):
     graded = []
 
-    def grade(source, display, challenge, backend, options, progress=None):
-        graded.append(display)
-        if display.startswith("bob/"):
+    def grade(source, challenge, backend, options, progress=None):
+        graded.append(source.display_path)
+        if source.display_path.startswith("bob/"):
             raise RuntimeError("the grader tripped on bob's file")
-        return _report(display, challenge)
+        return _report(source.display_path, challenge)
 
     monkeypatch.setattr(pipeline, "grade", grade)
     db = tmp_path / "results.sqlite3"
@@ -250,7 +251,7 @@ def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp
 
 def test_a_broken_challenge_stops_the_batch_rather_than_blaming_each_student(tmp_path, class_folder, matmul,
                                                                             monkeypatch):
-    def grade(source, display, challenge, backend, options, progress=None):
+    def grade(source, challenge, backend, options, progress=None):
         raise SpecError(challenge.root / "reference.py", "generate", "raised SystemExit(0) when the grader called it")
 
     monkeypatch.setattr(pipeline, "grade", grade)
@@ -287,7 +288,7 @@ def test_student_names_reach_the_progress_bar_inert_and_as_plain_text(tmp_path, 
 
     folder = tmp_path / "class"
     write(folder / "[reverse]x\x1b[2J.cu")
-    monkeypatch.setattr(pipeline, "grade", lambda source, display, challenge, *a, **k: _report(display, challenge))
+    monkeypatch.setattr(pipeline, "grade", lambda source, challenge, *a, **k: _report(source.display_path, challenge))
     progress = RecordingProgress()
     assert _grade_all(folder, tmp_path / "results.sqlite3", matmul, progress).graded == 1
     assert [Text.from_markup(label).plain for label in progress.labels] == ["[reverse]x\\x1b[2J"]
@@ -295,10 +296,10 @@ def test_student_names_reach_the_progress_bar_inert_and_as_plain_text(tmp_path, 
 
 def test_grade_finishes_the_class_then_exits_70_when_the_grader_failed_on_a_file(tmp_path, class_folder, matmul,
                                                                                 monkeypatch):
-    def grade(source, display, challenge, backend, options, progress=None):
-        if display.startswith("bob/"):
+    def grade(source, challenge, backend, options, progress=None):
+        if source.display_path.startswith("bob/"):
             raise RuntimeError("the grader tripped on bob's file")
-        return _report(display, challenge)
+        return _report(source.display_path, challenge)
 
     monkeypatch.setattr(pipeline, "grade", grade)
     result, err = invoke("grade", str(class_folder), "--db", str(tmp_path / "results.sqlite3"), "--backend",
@@ -307,3 +308,46 @@ def test_grade_finishes_the_class_then_exits_70_when_the_grader_failed_on_a_file
     assert "the grader failed on" in err and "bob" in err and "graded again by the next batch" in err
     with sqlite3.connect(tmp_path / "results.sqlite3") as c:
         assert sorted(u for (u,) in c.execute("SELECT user FROM runs")) == ["amy", "bob", "cat"]
+
+
+def test_the_text_graded_is_the_text_stored_though_the_file_changes_meanwhile(tmp_path, class_folder, matmul,
+                                                                              monkeypatch):
+    """Each file is read once, when the batch finds it: a file rewritten while the class is graded
+    changes neither what is graded nor what is kept."""
+    graded = {}
+
+    def grade(source, challenge, backend, options, progress=None):
+        graded[source.display_path] = source.text
+        return _report(source.display_path, challenge)
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    submissions = batch.discover(class_folder).require_submissions()
+    write(class_folder / "bob.cu", "// rewritten after it was found\n")
+    db = tmp_path / "results.sqlite3"
+    with Store.open(db) as store:
+        batch.grade_all(submissions, matmul, FakeBackend(), store, pipeline.Options(Mode.SUBMIT, 7, None, secret=True))
+    with sqlite3.connect(db) as c:
+        kept = {user: (text, digest) for user, text, digest in c.execute("SELECT user, source, source_hash FROM runs")}
+    found = KERNEL + "// bob\n"
+    assert graded["bob/bob.cu"] == kept["bob"][0] == found
+    assert kept["bob"][1] == hashlib.sha256(found.encode()).hexdigest()
+
+
+def test_a_file_that_cannot_be_read_is_kept_as_a_compile_error_saying_why(tmp_path, matmul, monkeypatch):
+    graded = []
+
+    def grade(source, challenge, backend, options, progress=None):
+        graded.append(source.display_path)
+        return _report(source.display_path, challenge)
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    folder = tmp_path / "class"
+    write(folder / "amy.cu", "")
+    write(folder / "bob.cu")
+    db = tmp_path / "results.sqlite3"
+    summary = _grade_all(folder, db, matmul)
+    assert graded == ["bob/bob.cu"] and summary.verdicts == {"ACCEPTED": 1, "COMPILE_ERROR": 1}
+    with sqlite3.connect(db) as c:
+        verdict, message, text = c.execute("SELECT verdict, message, source FROM runs WHERE user = 'amy'").fetchone()
+    assert verdict == "COMPILE_ERROR" and message.startswith("amy/amy.cu is empty") and text == ""
+    assert _grade_all(folder, db, matmul).skipped == 2, "an unchanged file is not graded again"

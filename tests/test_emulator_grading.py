@@ -14,11 +14,11 @@ import pytest
 from grader import pipeline, run
 from grader import source as sources
 from grader.buffers import SharedArena, SharedHostBuffer
-from grader.emulator.backend import encode_command
+from grader.backends.emulator import encode_command
 from grader.results import CaseKind, Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, corpus, expectation
+from conftest import NAIVE, SUBMISSIONS, corpus, expectation, read
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 
@@ -27,7 +27,7 @@ CORPUS = corpus("emulator")
 
 @pytest.fixture(scope="module")
 def emulator():
-    from grader.emulator.backend import EmulatorBackend
+    from grader.backends.emulator import EmulatorBackend
     return EmulatorBackend()
 
 
@@ -37,7 +37,7 @@ def cache(tmp_path_factory) -> Path:
 
 
 def grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, seed: int = 7):
-    return pipeline.grade(path, f"solutions/{path.name}", challenge, backend, pipeline.Options(mode, seed, cache))
+    return pipeline.grade(read(path, f"solutions/{path.name}"), challenge, backend, pipeline.Options(mode, seed, cache))
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[f.id for f in CORPUS])

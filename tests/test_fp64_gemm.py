@@ -9,7 +9,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from grader import cuda_backend
+from grader.backends import cuda as cuda_backend
 
 
 def doubles(address: int, count: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from grader import pipeline
 from grader.results import Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, corpus, expectation
+from conftest import NAIVE, SUBMISSIONS, corpus, expectation, read
 
 pytestmark = pytest.mark.gpu
 
@@ -19,7 +19,7 @@ CORPUS = corpus("cuda")
 
 def _grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, seed: int = 7):
     options = pipeline.Options(mode, seed, cache)
-    return pipeline.grade(path, f"solutions/{path.name}", challenge, backend, options)
+    return pipeline.grade(read(path, f"solutions/{path.name}"), challenge, backend, options)
 
 
 @pytest.mark.parametrize("entry", CORPUS, ids=[f.id for f in CORPUS])
@@ -43,7 +43,7 @@ def test_crash_then_correct_submission_in_one_process(matmul, cuda_backend, tmp_
 
 
 def test_submit_times_the_naive_kernel(matmul, cuda_backend, tmp_path):
-    report = pipeline.grade(NAIVE, "naive.cu", matmul, cuda_backend,
+    report = pipeline.grade(read(NAIVE, "naive.cu"), matmul, cuda_backend,
                             pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.5))
     assert report.verdict is Verdict.ACCEPTED, report.message
     assert len(report.performance) == len(matmul.performance)
@@ -60,7 +60,7 @@ def test_work_left_running_on_a_side_stream_is_not_timed_and_the_timing_is_rejec
     events: correct results, but a median of almost nothing against a worker's clock that waited for
     every call, so the timing is rejected (the roofline or the wall-clock check, whichever sees it first)."""
     path = Path(__file__).resolve().parent / "hostile" / "side_stream_left_running.cu"
-    report = pipeline.grade(path, "side_stream.cu", matmul, cuda_backend,
+    report = pipeline.grade(read(path, "side_stream.cu"), matmul, cuda_backend,
                             pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.3, time_baseline=False))
     assert report.verdict is Verdict.IMPOSSIBLE_TIMING, report.message
     assert all(c.verdict is Verdict.ACCEPTED for c in report.cases), report.message

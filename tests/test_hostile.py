@@ -28,11 +28,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from grader import pipeline, report as reports, sandbox
+from grader import pipeline, report as reports, sandbox, source as sources
 from grader.results import Mode
 from grader.verdict import Verdict
 
-from conftest import HOSTILE, NAIVE, backends, expectation, requirements
+from conftest import HOSTILE, NAIVE, backends, expectation, read, requirements
 
 FILES = sorted(HOSTILE.glob("*.cu"))
 PLACEHOLDER = "@PLANTED@"
@@ -63,6 +63,16 @@ def planted(tmp_path, monkeypatch) -> Planted:
         (root / name).write_text(text)
     monkeypatch.setenv("GRADER_TEST_SECRET", env_token)
     return Planted(root, (file_token, key_token, env_token, seed_token))
+
+
+def graded(path: Path, display_path: str, challenge, backend, options: pipeline.Options):
+    """The file read once, as the front ends read it, and graded; one the grader will not read (the
+    corpus's symbolic link) gets the report a batch keeps for such a file: a compile error saying why."""
+    try:
+        submitted = read(path, display_path)
+    except sources.SourceError as error:
+        return pipeline.unreadable(error, display_path, challenge, backend, options)
+    return pipeline.grade(submitted, challenge, backend, options)
 
 
 def submission_copy(path: Path, planted: Planted, folder: Path) -> Path:
@@ -145,8 +155,7 @@ def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, p
         pytest.skip(f"needs the sandbox, which is inactive here: {box.reason}")
     shm_before = shm_entries()
     submission = submission_copy(path, planted, planted.root / "submissions" / "student")
-    report = pipeline.grade(submission, f"solutions/{path.name}", challenge, backend,
-                            pipeline.Options(Mode.RUN, 11, cache))
+    report = graded(submission, f"solutions/{path.name}", challenge, backend, pipeline.Options(Mode.RUN, 11, cache))
     assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-1500:])
     assert_nothing_leaked(report, planted, cache, shm_before)
     if message:
@@ -160,13 +169,13 @@ def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, p
 
 
 def correct_next(backend, challenge, cache: Path) -> None:
-    after = pipeline.grade(NAIVE, "solutions/naive.cu", challenge, backend, pipeline.Options(Mode.RUN, 12, cache))
+    after = pipeline.grade(read(NAIVE, "solutions/naive.cu"), challenge, backend, pipeline.Options(Mode.RUN, 12, cache))
     assert after.verdict is Verdict.ACCEPTED, after.message
 
 
 def naive_median_ms(backend, challenge, cache: Path) -> float:
     options = pipeline.Options(Mode.SUBMIT, 12, cache, timing_budget_s=0.3, time_baseline=False)
-    report = pipeline.grade(NAIVE, "solutions/naive.cu", challenge, backend, options)
+    report = pipeline.grade(read(NAIVE, "solutions/naive.cu"), challenge, backend, options)
     assert report.verdict is Verdict.ACCEPTED, report.message
     return report.performance[0].stats.median_ms
 
@@ -174,7 +183,7 @@ def naive_median_ms(backend, challenge, cache: Path) -> float:
 @pytest.fixture(scope="module")
 def gpu_reference_ms(matmul, tmp_path_factory):
     """The correct submission's time before any hostile file ran, to compare each follow-up with."""
-    from grader.cuda_backend import CudaBackend
+    from grader.backends.cuda import CudaBackend
     box = sandbox.make(sandbox.SandboxMode.AUTO, [], share_pid=True)
     return naive_median_ms(CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("reference"))
 
@@ -184,7 +193,7 @@ def gpu_reference_ms(matmul, tmp_path_factory):
 def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_path_factory):
     import dataclasses
 
-    from grader.emulator.backend import EmulatorBackend
+    from grader.backends.emulator import EmulatorBackend
     emulator = EmulatorBackend(sandbox=dataclasses.replace(box, share_pid=False))
     check(path, "emulator", emulator, matmul, tmp_path_factory.mktemp("cache"), box, planted)
 
@@ -194,7 +203,7 @@ def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_
 def test_hostile_on_the_gpu(path, matmul, box, planted, listener, tmp_path_factory, gpu_reference_ms):
     """On the GPU the correct submission graded next is also timed: a hostile file must not leave the
     GPU slower (work left running, a hogged device) — within 5% of its time before any hostile file."""
-    from grader.cuda_backend import CudaBackend
+    from grader.backends.cuda import CudaBackend
 
     def timed_next(backend, challenge, cache):
         assert naive_median_ms(backend, challenge, cache) == pytest.approx(gpu_reference_ms, rel=0.05)

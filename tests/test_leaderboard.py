@@ -12,6 +12,7 @@ from rich.console import Console
 from grader import leaderboard, place, report, store
 from grader.verdict import Verdict
 
+from conftest import text_source
 from test_report import grade_report, perf
 
 
@@ -33,8 +34,8 @@ def results(tmp_path):
                                      ("<script>alert(1)</script>", 30.0, Verdict.ACCEPTED, 2),
                                      ("dave", 11.0, Verdict.ACCEPTED, 4),
                                      ("=HYPERLINK(\"http://x\")\x1b[2J", 40.0, Verdict.ACCEPTED, 1)]:
-        s.record(timed(ms, verdict, level), user, "x.cu", f"{user}{ms}", secret_seed=True)
-    s.record(timed(1.0), "eve", "x.cu", "unsecret", secret_seed=False)  # practice runs never rank
+        s.record(timed(ms, verdict, level), user, "x.cu", text_source(f"{user}{ms}"), secret_seed=True)
+    s.record(timed(1.0), "eve", "x.cu", text_source("unsecret"), secret_seed=False)  # practice runs never rank
     yield s
     s.close()
 
@@ -82,7 +83,7 @@ def test_a_memory_bound_challenge_ranks_by_time_and_shows_gb_per_s(tmp_path):
     vector_add = spec.load(CHALLENGES, "vector_add")
     run = dataclasses.replace(grade_report(performance=[memory_bound_perf()]), challenge="vector_add")
     with store.Store.open(tmp_path / "r.sqlite3") as s:
-        s.record(run, "alice", "a.cu", "a", secret_seed=True)
+        s.record(run, "alice", "a.cu", text_source("a", "a.cu"), secret_seed=True)
         data = leaderboard.board(s, vector_add)
     assert data["rate_label"] == "GB/s" and round(data["entries"][0]["rate"]) == 3660
     console = Console(record=True, width=200)

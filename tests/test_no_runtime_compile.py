@@ -20,7 +20,7 @@ import pytest
 
 from conftest import NAIVE, ROOT
 
-CUDA_PATH = [ROOT / "grader" / name for name in ("buffers.py", "case.py", "check.py", "cuda_backend.py", "l2flush.py",
+CUDA_PATH = [ROOT / "grader" / name for name in ("buffers.py", "case.py", "check.py", "backends/cuda.py", "l2flush.py",
                                                 "timing.py", "worker.py")]
 CUDA_PATH += sorted((ROOT / "challenges").glob("*/reference.py"))
 CUPY_NAMES = {"cp", "cupy", "xp"}

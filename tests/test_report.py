@@ -9,7 +9,7 @@ from rich.console import Console
 
 from grader import place, report, spec
 from grader.check import Comparison, Mismatch
-from grader.cuda_backend import Environment
+from grader.backends import Environment
 from grader.build import BuildResult, BuildStatus, Diagnostic
 from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
 from grader.timing import summarize

@@ -24,7 +24,7 @@ from grader.results import (CaseKind, CaseResult, GradeReport, Mode, hidden_labe
                             to_json)
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS
+from conftest import NAIVE, SUBMISSIONS, read, text_source
 from test_report import grade_report, passing, perf
 
 SEED = 5550123498761
@@ -270,10 +270,11 @@ def board_texts(data: dict) -> dict[str, str]:
 @pytest.fixture
 def class_db(tmp_path):
     with store.Store.open(tmp_path / "r.sqlite3") as s:
-        s.record(accepted_secret(), "alice", tmp_path / "a.cu", "a", secret_seed=True)
+        s.record(accepted_secret(), "alice", tmp_path / "a.cu", text_source("a"), secret_seed=True)
         # graded by a grader whose reports did not say `secret`: the column alone marks it
-        s.record(dataclasses.replace(accepted_secret(), secret=False), "bob", tmp_path / "b.cu", "b", secret_seed=True)
-        s.record(failing_on_a_randomized_case(), "carol", tmp_path / "c.cu", "c", secret_seed=True)
+        s.record(dataclasses.replace(accepted_secret(), secret=False), "bob", tmp_path / "b.cu", text_source("b"),
+                 secret_seed=True)
+        s.record(failing_on_a_randomized_case(), "carol", tmp_path / "c.cu", text_source("c"), secret_seed=True)
         yield s
 
 
@@ -287,7 +288,7 @@ def test_the_store_keeps_everything(class_db):
 
 def test_a_report_marked_secret_is_stored_as_secret(tmp_path):
     with store.Store.open(tmp_path / "r.sqlite3") as s:
-        s.record(accepted_secret(), "alice", tmp_path / "a.cu", "a", secret_seed=False)
+        s.record(accepted_secret(), "alice", tmp_path / "a.cu", text_source("a"), secret_seed=False)
         (run,) = s.runs("matmul", secret_only=True)
     assert run.secret_seed and run.secret
 
@@ -341,14 +342,14 @@ def test_grader_leaderboard_hides_them_unless_revealed(class_db, fmt, tmp_path):
 def emulated(matmul, tmp_path_factory):
     """The naive level, a corpus file wrong on odd M, and one wrong on a randomized case only: graded
     with a secret seed through the pipeline."""
-    from grader.emulator.backend import EmulatorBackend
+    from grader.backends.emulator import EmulatorBackend
 
     folder = tmp_path_factory.mktemp("secret-run")
     wrong = folder / "wrong_on_mid_n.cu"
     wrong.write_text(WRONG_ON_MID_N)
     backend = EmulatorBackend()
     options = pipeline.Options(Mode.SUBMIT, EMULATED_SEED, folder / "cache", secret=True)
-    return {path.stem: pipeline.grade(path, f"alice/{path.name}", matmul, backend, options)
+    return {path.stem: pipeline.grade(read(path, f"alice/{path.name}"), matmul, backend, options)
             for path in (NAIVE, SUBMISSIONS / "skip_last_row_odd_m.cu", wrong)}
 
 
@@ -373,7 +374,7 @@ def test_emulated_runs_are_secret_and_say_nothing_of_their_shapes(emulated, matm
 def test_emulated_runs_stored_and_ranked_say_nothing_of_their_shapes(emulated, matmul, tmp_path):
     with store.Store.open(tmp_path / "r.sqlite3") as s:
         for user, secret in emulated.items():
-            s.record(secret, user, tmp_path / "x.cu", user, secret_seed=True)
+            s.record(secret, user, tmp_path / "x.cu", text_source(user), secret_seed=True)
         data = leaderboard.board(s, matmul)
         revealed = leaderboard.board(s, matmul, reveal=True)
     assert [e["user"] for e in data["entries"]] == ["1_naive"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import signal
 import sqlite3
@@ -16,6 +17,7 @@ from grader.exitcodes import ExitCode
 from grader.results import Mode
 from grader.verdict import Verdict
 
+from conftest import text_source
 from test_report import grade_report, perf
 
 
@@ -30,10 +32,12 @@ def test_migrations_are_applied_once_and_recorded(tmp_path):
 def test_a_run_is_kept_whole(tmp_path):
     report = grade_report(performance=[perf()])
     with store.Store.open(tmp_path / "r.sqlite3") as s:
-        run_id = s.record(report, "alice", tmp_path / "alice.cu", "__global__ void k() {}", secret_seed=True)
+        source = text_source("__global__ void k() {}", "alice.cu")
+        run_id = s.record(report, "alice", tmp_path / "alice.cu", source, secret_seed=True)
         row = s.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         assert (row["user"], row["verdict"], row["gpu"], row["seed"], row["secret_seed"]) == ("alice", "ACCEPTED", "NVIDIA H200", 42, 1)
-        assert row["source"] == "__global__ void k() {}" and row["source_hash"] == store.source_hash(row["source"])
+        assert row["source"] == "__global__ void k() {}"
+        assert row["source_hash"] == source.sha256 == hashlib.sha256(b"__global__ void k() {}").hexdigest()
         assert s.db.execute("SELECT COUNT(*) FROM cases WHERE run_id = ?", (run_id,)).fetchone()[0] == 1
         timing = s.db.execute("SELECT * FROM timings WHERE run_id = ?", (run_id,)).fetchone()
         assert timing["median_ms"] == pytest.approx(81.6) and timing["samples_ms"] == "[81.6, 81.7, 81.5]"
@@ -66,7 +70,7 @@ def test_locked_database_times_out_with_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.3)
     with pytest.raises(store.StoreError, match="locked"):
         with store.Store.open(db) as s:
-            s.record(grade_report(), "bob", tmp_path / "b.cu", "x", secret_seed=False)
+            s.record(grade_report(), "bob", tmp_path / "b.cu", text_source("x"), secret_seed=False)
     holder.execute("ROLLBACK")
 
 
@@ -86,7 +90,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 def test_a_writer_killed_mid_run_leaves_the_database_consistent(tmp_path):
     db = tmp_path / "r.sqlite3"
     with store.Store.open(db) as s:
-        s.record(grade_report(), "alice", tmp_path / "a.cu", "x", secret_seed=True)
+        s.record(grade_report(), "alice", tmp_path / "a.cu", text_source("x"), secret_seed=True)
     proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db), os.getcwd()])
     assert proc.returncode == -signal.SIGKILL
     with store.Store.existing(db) as s:
@@ -97,8 +101,10 @@ def test_a_writer_killed_mid_run_leaves_the_database_consistent(tmp_path):
 def test_concurrent_writers_lose_nothing(tmp_path):
     db = tmp_path / "r.sqlite3"
     script = ("import sys; sys.path.insert(0, sys.argv[3]); from pathlib import Path; from grader import store; "
-              "from test_report import grade_report; s = store.Store.open(Path(sys.argv[1])); "
-              "[s.record(grade_report(), sys.argv[2], Path('x.cu'), str(i), True) for i in range(20)]")
+              "from grader.source import from_bytes; from test_report import grade_report; "
+              "s = store.Store.open(Path(sys.argv[1])); "
+              "[s.record(grade_report(), sys.argv[2], Path('x.cu'), from_bytes(b'%d' % i, 'x.cu'), True) "
+              "for i in range(20)]")
     env = dict(os.environ, PYTHONPATH=os.path.join(os.getcwd(), "tests"))
     procs = [subprocess.Popen([sys.executable, "-c", script, str(db), f"user{i}", os.getcwd()], env=env) for i in range(8)]
     assert [p.wait(timeout=120) for p in procs] == [0] * 8
@@ -110,7 +116,7 @@ def test_a_new_database_and_its_journal_are_readable_by_the_owner_only(tmp_path)
     import stat
     path = tmp_path / "class" / "results.sqlite3"
     with store.Store.open(path) as s:
-        s.record(grade_report(), "alice", tmp_path / "a.cu", "x", secret_seed=True)
+        s.record(grade_report(), "alice", tmp_path / "a.cu", text_source("x"), secret_seed=True)
         for file in [path, path.with_name(path.name + "-wal")]:
             assert file.exists() and stat.S_IMODE(file.stat().st_mode) & 0o077 == 0, oct(file.stat().st_mode)
 
@@ -120,7 +126,7 @@ def test_a_database_from_before_the_bandwidth_columns_is_migrated_with_nothing_l
     db = tmp_path / "r.sqlite3"
     monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])
     with store.Store.open(db) as old:  # a run recorded before the migration: the old INSERT, by hand
-        run_id = old.record(grade_report(), "alice", tmp_path / "a.cu", "x", False)
+        run_id = old.record(grade_report(), "alice", tmp_path / "a.cu", text_source("x"), False)
         old.db.execute("INSERT INTO timings (run_id, case_label, verdict, median_ms, gflops, baseline_ms, "
                        "percent_of_baseline, samples_ms) VALUES (?, 'leetgpu', 'ACCEPTED', 81.6, 50525, 8.14, 10, '[]')",
                        (run_id,))
@@ -129,6 +135,7 @@ def test_a_database_from_before_the_bandwidth_columns_is_migrated_with_nothing_l
         assert s.migrations() == [name for name, _ in store.MIGRATIONS]
         kept = s.db.execute("SELECT median_ms, gflops, gbps FROM timings WHERE case_label = 'leetgpu'").fetchone()
         assert tuple(kept) == (81.6, 50525, None)
-        run_id = s.record(grade_report(performance=[memory_bound_perf()]), "bob", tmp_path / "b.cu", "x", False)
+        run_id = s.record(grade_report(performance=[memory_bound_perf()]), "bob", tmp_path / "b.cu", text_source("x"),
+                          False)
         row = s.db.execute("SELECT gflops, gbps, percent_of_bandwidth FROM timings WHERE run_id = ?", (run_id,)).fetchone()
         assert row["gflops"] is None and round(row["gbps"]) == 3660 and round(row["percent_of_bandwidth"]) == 89

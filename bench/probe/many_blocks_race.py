@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from grader import case as cases, source as sources, spec  # noqa: E402
-from grader.cuda_backend import CudaBackend  # noqa: E402
+from grader.backends.cuda import CudaBackend  # noqa: E402
 from grader.spec import Shape  # noqa: E402
 
 CANDIDATES = [(1000, 17, 999), (700, 17, 701), (520, 17, 519), (1000, 33, 999), (4095, 17, 4093), (255, 17, 257)]

@@ -47,7 +47,7 @@ def _product64(a, b, xp, absolute):
     """A @ B (or |A| @ |B|) in FP64 from host arrays: numpy's BLAS, or cuBLAS DGEMM when xp is CuPy
     (a 8192×6144×4096 product takes seconds on the host, milliseconds there)."""
     if xp is not np:
-        from grader.cuda_backend import matmul64
+        from grader.backends.cuda import matmul64
         return matmul64(a, b, xp, absolute)
     a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
     if absolute:

@@ -1,7 +1,8 @@
 """The emulator backend: grade a `.cu` file's correctness on any Linux machine with g++.
 
 The build checks the file with nvcc where nvcc exists (so a file nvcc rejects is rejected here with
-nvcc's message), rewrites it (`translate`), and links it with the runtime into a worker executable.
+nvcc's message), rewrites it (`grader.emulator.translate`), and links it with the runtime
+(`grader/emulator/runtime.cpp`) into a worker executable.
 Every case runs twice, threads in forward and then reversed order, to expose missing barriers.
 Emulated runs report correctness only: no timings, no level placement.
 """
@@ -22,17 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from grader import build, channel, run
+from grader.backends import Environment
 from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
-from grader.cuda_backend import Environment
+from grader.emulator import CALIBRATION, FOLDER, INCLUDE, RUNTIME
 from grader.emulator.translate import translate
 from grader.errors import BackendUnavailable
 from grader.source import Source
 from grader.spec import Challenge, Param
 
-HERE = Path(__file__).resolve().parent
-INCLUDE = HERE / "include"
-RUNTIME = HERE / "runtime.cpp"
-CALIBRATION = HERE / "calibrate.cu"
 EXECUTABLE = "worker"
 CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread")
 NVCC_CHECK_ARCH = (9, 0)
@@ -130,7 +128,7 @@ class EmulatorBackend:
 
     def _compile_paths(self, runtime: Path | None = None) -> tuple[Path, ...]:
         """What the boxed g++ must see: its installation, the runtime's source and headers, its object."""
-        return (*build.toolchain_paths(Path(self.cxx)), HERE, *((runtime.parent,) if runtime else ()))
+        return (*build.toolchain_paths(Path(self.cxx)), FOLDER, *((runtime.parent,) if runtime else ()))
 
     def _link_command(self, source_name: str, runtime: Path) -> tuple[str, ...]:
         """g++ on a translated unit (the compatibility header forced in), linked with the runtime. The

@@ -8,26 +8,15 @@ which cost a fresh machine half a minute; the library calls and copies are compi
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from grader import build, check, device, run, timing
+from grader.backends import Environment
 from grader.buffers import DeviceBuffer, host_empty
 from grader.source import Source
 from grader.spec import Challenge
-
-
-@dataclass(frozen=True)
-class Environment:
-    backend: str
-    gpu: str | None
-    compute_capability: str | None
-    driver: str | None
-    nvcc: str | None
-    fp32_peak_gflops: float | None
-    cupy: str | None
 
 
 class CudaBackend:

@@ -1,0 +1,99 @@
+"""The backends: where a submission runs, and the questions the pipeline asks of each.
+
+- `backends/cuda.py`: `CudaBackend`, on an NVIDIA GPU (nvcc, CuPy, CUDA events): correctness and timing.
+- `backends/emulator.py`: `EmulatorBackend`, on the CPU (g++ and fibers): correctness only. Its
+  translator, runtime and compatibility headers are the `grader.emulator` package.
+
+`choose` picks one from `--backend` (auto: the GPU when usable, else the emulator). The pipeline, the
+cases, the ladder and the command line depend on the protocols below, not on either class; a timing
+backend (one whose `measures_time` is true) also answers the questions of `TimingBackend`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, runtime_checkable
+
+from grader import build, run, timing
+from grader.buffers import GuardedBuffer
+from grader.errors import BackendUnavailable
+from grader.sandbox import Sandbox
+from grader.source import Source
+from grader.spec import Challenge
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What a report names of where it ran; the emulator leaves the GPU's fields empty."""
+
+    backend: str
+    gpu: str | None
+    compute_capability: str | None
+    driver: str | None
+    nvcc: str | None
+    fp32_peak_gflops: float | None
+    cupy: str | None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+    measures_time: bool
+    orders: tuple[str, ...]
+    """The thread orders each case runs in: the emulator runs forward and reversed to expose races."""
+    xp: Any
+    """The array module the challenge's reference code gets (numpy, or CuPy on a GPU)."""
+    sandbox: Sandbox | None
+
+    def environment(self) -> Environment:
+        """What the report names: backend, GPU, driver, nvcc, peak."""
+
+    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult: ...
+
+    def call_limit(self, challenge: Challenge, dims: dict[str, int], cache_dir: Path | None) -> run.CallLimit: ...
+
+    def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker: ...
+
+    def buffer(self, name: str, shape: tuple[int, ...], dtype) -> GuardedBuffer: ...
+
+    def synchronize(self) -> None: ...
+
+    def free_memory(self) -> None: ...
+
+
+@runtime_checkable
+class TimingBackend(Backend, Protocol):
+    """A backend that times: the GPU."""
+
+    info: Any
+    """The device (`device.DeviceInfo`): architecture, L2 size, FP32 peak."""
+
+    @property
+    def flush_bytes(self) -> int: ...
+
+    def bandwidth_gbps(self) -> float: ...
+
+    def time_baseline(self, challenge: Challenge, pristine: dict, policy: timing.TimingPolicy) -> list[float]: ...
+
+
+def choose(name: str, nvcc: str | None, box: Sandbox | None = None,
+           fell_back: Callable[[str], None] | None = None) -> Backend:
+    """The backend `--backend` names. With "auto", the GPU when usable, else the emulator, and
+    `fell_back` hears why the GPU was not (the front end says it: a student expecting timings must
+    learn why there are none)."""
+    from grader.backends.cuda import CudaBackend
+    from grader.backends.emulator import EmulatorBackend
+
+    if name == "emulator":
+        return EmulatorBackend(nvcc, sandbox=box)
+    try:
+        return CudaBackend(nvcc, sandbox=box)
+    except BackendUnavailable as error:
+        if name == "cuda":
+            raise
+        if fell_back:
+            fell_back(error.message)
+        # the emulator's worker shares no CUDA memory by pid, so it gets a PID namespace of its own
+        return EmulatorBackend(nvcc, sandbox=dataclasses.replace(box, share_pid=False) if box else None)
