@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import sandbox as boxes
-from grader.errors import BackendUnavailable
+from grader.errors import BackendUnavailable, SandboxFailed
 from grader.source import Source
 
 BUILD_FORMAT = 2  # bump when the epilogue or the flags change meaning
@@ -199,7 +199,7 @@ def cached_build(cache_dir: Path | None, key: str, artifact: str, compile_in) ->
     """Return the cached build for `key`, or run `compile_in(work_dir)` in a private folder outside
     the cache and publish its artifact. A cached entry whose artifact no longer has the hash recorded
     when it was published is dropped and built again."""
-    cache_root = cache_dir or Path(tempfile.mkdtemp(prefix="grader-build-"))
+    cache_root = cache_dir.resolve() if cache_dir else Path(tempfile.mkdtemp(prefix="grader-build-"))  # tools run elsewhere
     final = cache_root / "builds" / key
     cached = _cached(final, artifact)
     if cached is not None:
@@ -238,18 +238,27 @@ def run_tool(command: tuple[str, ...], work: Path, timeout_s: float, box: boxes.
         limits.apply()
         cap.join()
 
-    argv = box.wrap(list(command), list(visible), writable=[work], chdir=work)
+    read_end, write_end = os.pipe()  # bubblewrap writes to write_end once the box is set up
+    argv = box.wrap(list(command), list(visible), writable=[work], chdir=work, info_fd=write_end)
     started = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                cwd=work, start_new_session=True, env=boxes.clean_environment(home=home),
-                                preexec_fn=confine)
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    cwd=work, start_new_session=True, env=boxes.clean_environment(home=home),
+                                    preexec_fn=confine, pass_fds=(write_end,))
+        finally:
+            os.close(write_end)  # the child holds its own copy
         log, finished = _capped_output(proc, started + timeout_s)
         if not finished:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        box_started = os.read(read_end, 1) != b""  # every writer is gone: EOF unless bubblewrap wrote
     finally:
         cap.remove()
+        os.close(read_end)
+    if box.active and not box_started:
+        first_line = log.strip().splitlines()[0] if log.strip() else f"bubblewrap exited with status {proc.returncode}"
+        raise SandboxFailed(first_line)
     returncode = proc.returncode if finished else None
     return ToolRun(returncode, log, time.perf_counter() - started)
 

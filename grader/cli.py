@@ -143,13 +143,13 @@ def cli(ctx: click.Context) -> None:
 
 
 def challenges_option(command):
-    return click.option("--challenges-dir", type=click.Path(file_okay=False, path_type=Path),
+    return click.option("--challenges-dir", type=click.Path(file_okay=False, path_type=Path, resolve_path=True),
                         default=DEFAULT_CHALLENGES, show_default=True, envvar="GRADER_CHALLENGES",
                         help="Folder holding one sub-folder per challenge.")(command)
 
 
 nvcc_option = click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
-cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_CACHE,
+cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path, resolve_path=True), default=DEFAULT_CACHE,
                             show_default=True, help="Build and ladder cache folder.")
 backend_option = click.option("--backend", type=click.Choice(["auto", "cuda", "emulator"]), default="auto",
                               show_default=True, help="Where submissions run. auto: the GPU if one is usable, else "
@@ -159,7 +159,7 @@ sandbox_option = click.option("--sandbox", "sandbox_mode", type=click.Choice([m.
                               help="Compile and run submissions in a bubblewrap sandbox (no network, private /tmp, "
                                    "private folders hidden). auto: when the machine allows it; required: refuse to "
                                    "grade without it; off: limits only, nothing hidden - for code you trust.")
-db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB,
+db_option = click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), default=DEFAULT_DB,
                           show_default=True, envvar="GRADER_DB", help="Results database.")
 budget_option = click.option("--timing-budget", "timing_budget_s", type=click.FloatRange(min=0.1), default=None,
                              help="Seconds of timed repetitions per performance case (default: the challenge's).")
@@ -188,7 +188,7 @@ def grading_options(command):
         click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring and not filling the cache."),
         click.option("--user", default=None,
                      help="Keep the result in the results database under this user name (classroom use)."),
-        click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None, envvar="GRADER_DB",
+        click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), default=None, envvar="GRADER_DB",
                      help=f"Results database to keep the result in [default with --user: {DEFAULT_DB}]."),
         click.option("--sanitize", is_flag=True,
                      help="Also run the functional cases under compute-sanitizer (memcheck, racecheck) and report "

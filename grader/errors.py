@@ -34,3 +34,13 @@ class SpecError(GraderError):
 
 class BackendUnavailable(GraderError):
     exit_code = ExitCode.NO_BACKEND
+
+
+class SandboxFailed(GraderError):
+    """The sandbox did not start, so the tool inside never ran: the grader's failure, never the
+    submission's (a batch records it as a grader failure and grades the file again next time)."""
+
+    def __init__(self, detail: str):
+        super().__init__(f"the sandbox could not start: {detail}",
+                         hint="check that the folders given to the grader (--cache-dir, --db, the submission's) "
+                              "exist and are writable, or run with --sandbox off for code you trust")

@@ -182,10 +182,12 @@ class Sandbox:
         return f"sandbox: {state} ({self.reason}); limits: {self.limits.describe()}"
 
     def wrap(self, argv: list[str], visible: list[Path], writable: list[Path] = (),
-             chdir: Path | None = None) -> list[str]:
+             chdir: Path | None = None, info_fd: int | None = None) -> list[str]:
         """The command line that runs `argv` boxed: `visible` shown read-only, `writable` read-write
         (a compile's own build folder), everything under the private roots and `hidden` replaced by
-        empty folders."""
+        empty folders. Paths are made absolute (bubblewrap resolves a relative one against the new root
+        and fails). With `info_fd`, bubblewrap writes to that descriptor once the box is set up: a caller
+        that reads nothing from it knows the box never started."""
         if not self.active:
             return argv
         args = [self.bwrap, "--die-with-parent", "--unshare-user", "--unshare-net", "--unshare-ipc",
@@ -197,13 +199,15 @@ class Sandbox:
             args.append("--unshare-pid")
         for path in self.hidden:
             if path.is_dir():
-                args += ["--tmpfs", str(path)]
+                args += ["--tmpfs", str(path.resolve())]
         for path in _outermost(visible):
             if path.exists():
                 args += ["--ro-bind", str(path), str(path)]
         for path in writable:
-            args += ["--bind", str(path), str(path)]
-        return args + ["--chdir", str(chdir or "/tmp"), "--", *argv]
+            args += ["--bind", str(Path(path).resolve()), str(Path(path).resolve())]
+        if info_fd is not None:
+            args += ["--info-fd", str(info_fd)]
+        return args + ["--chdir", str(Path(chdir).resolve() if chdir else "/tmp"), "--", *argv]
 
 
 def _gpu_device_binds() -> list[str]:

@@ -104,9 +104,11 @@ def test_asking_for_the_gpu_without_one_exits_4_with_a_hint(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
-def test_auto_falls_back_to_the_emulator_and_says_so(tmp_path):
+def test_auto_falls_back_to_the_emulator_and_says_so(tmp_path, monkeypatch):
+    """Also: a relative --cache-dir (bubblewrap and the linker run elsewhere: it is made absolute)."""
     _skip_if_gpu()
-    result, out, err = invoke("run", str(NAIVE), "--cache-dir", str(tmp_path), "--seed", "3")
+    monkeypatch.chdir(tmp_path)
+    result, out, err = invoke("run", str(NAIVE), "--cache-dir", "cache", "--seed", "3")
     assert result.exit_code == ExitCode.OK, out + err
     assert "grading on the CPU emulator" in err
     assert "ACCEPTED" in out and "emulated on the CPU" in out and "seed 3" in out

@@ -188,14 +188,28 @@ def gpu_reference_ms(matmul, tmp_path_factory):
     return naive_median_ms(CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("reference"))
 
 
+@pytest.fixture(scope="module")
+def emulator_cache_template(matmul, tmp_path_factory) -> Path:
+    """A build cache holding what every emulated grading shares: the emulator's runtime object and the
+    correct file graded after each hostile one. Built once; each test starts from a copy, so a hostile
+    file still meets a cache of its own (and must leave it intact: correct_next loads the naive build
+    from it, hash-checked) without paying 6 s for the runtime and 3 s for the naive build every time."""
+    from grader.backends.emulator import EmulatorBackend
+    template = tmp_path_factory.mktemp("emulator-cache-template")
+    correct_next(EmulatorBackend(sandbox=sandbox.make(sandbox.SandboxMode.AUTO, [])), matmul, template)
+    return template
+
+
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_path_factory):
+def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_path_factory, emulator_cache_template):
     import dataclasses
 
     from grader.backends.emulator import EmulatorBackend
     emulator = EmulatorBackend(sandbox=dataclasses.replace(box, share_pid=False))
-    check(path, "emulator", emulator, matmul, tmp_path_factory.mktemp("cache"), box, planted)
+    cache = tmp_path_factory.mktemp("cache")
+    shutil.copytree(emulator_cache_template, cache, dirs_exist_ok=True)
+    check(path, "emulator", emulator, matmul, cache, box, planted)
 
 
 @pytest.mark.gpu

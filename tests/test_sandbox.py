@@ -109,3 +109,41 @@ def test_inside_the_box_private_places_and_the_hosts_shm_are_gone(tmp_path):
         assert not Path("/dev/shm/inside").exists(), "the box's /dev/shm is its own"
     finally:
         Path(marker).unlink()
+
+
+def test_relative_paths_reach_bubblewrap_absolute(tmp_path, monkeypatch):
+    """`--cache-dir cache` from a class folder: bubblewrap resolves a relative path against the new
+    root and fails ("Can't mkdir cache: Read-only file system"), which a batch once stored as every
+    student's COMPILE_ERROR."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cache").mkdir()
+    box = sandbox.Sandbox(sandbox.SandboxMode.REQUIRED, True, "test", "/usr/bin/bwrap", hidden=(Path("cache"),))
+    argv = box.wrap(["true"], [], writable=[Path("cache")], chdir=Path("cache"))
+    named = [argv[i + 1] for i, a in enumerate(argv) if a in ("--tmpfs", "--bind", "--chdir")]
+    assert str(tmp_path / "cache") in named and "cache" not in named
+
+
+def test_a_box_that_never_starts_is_the_graders_failure_not_a_compile_error(tmp_path):
+    """bubblewrap failing before the compiler runs (it says why on stderr, exits 1, and never writes
+    to its info descriptor) raises SandboxFailed: a batch records that as a grader failure and grades
+    the file again, instead of a COMPILE_ERROR against the student."""
+    from grader import build
+    from grader.errors import SandboxFailed
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho \"bwrap: Can't mkdir cc2: Read-only file system\" >&2\nexit 1\n")
+    fake.chmod(0o755)
+    box = sandbox.Sandbox(sandbox.SandboxMode.REQUIRED, True, "test", str(fake))
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(SandboxFailed, match="Can't mkdir cc2"):
+        build.run_tool(("g++", "--version"), work, 30, box)
+
+
+@pytest.mark.skipif(not sandbox.make(sandbox.SandboxMode.AUTO, []).active, reason="bubblewrap cannot run here")
+def test_a_box_that_starts_runs_the_tool_even_when_the_tool_fails(tmp_path):
+    from grader import build
+    work = tmp_path / "work"
+    work.mkdir()
+    box = sandbox.make(sandbox.SandboxMode.AUTO, [])
+    ran = build.run_tool(("sh", "-c", "echo compiled-nothing; exit 3"), work, 30, box)
+    assert ran.returncode == 3 and "compiled-nothing" in ran.log

@@ -27,7 +27,7 @@ from grader.backends import Environment
 from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.emulator import CALIBRATION, FOLDER, INCLUDE, RUNTIME
 from grader.emulator.translate import translate
-from grader.errors import BackendUnavailable
+from grader.errors import BackendUnavailable, GraderError
 from grader.source import Source
 from grader.spec import Challenge, Param
 
@@ -144,10 +144,9 @@ class EmulatorBackend:
 
         def compile_in(work: Path) -> build.BuildResult:
             tool = build.run_tool(command, work, timeout_s, self.sandbox, self._compile_paths())
-            if tool.returncode != 0:
-                return build.BuildResult(build.BuildStatus.COMPILE_ERROR,
-                                         "the grader's emulator runtime failed to compile (a grader bug):\n" + tool.log,
-                                         log=tool.log, command=command, seconds=tool.seconds)
+            if tool.returncode != 0:  # the grader's own code: never a verdict on the submission
+                raise GraderError("the emulator's runtime failed to compile:\n" + tool.log[-2000:],
+                                  hint="this is a grader bug or a broken g++; please report it with this output")
             return build.BuildResult(build.BuildStatus.OK, "compiled", work / "runtime.o", command=command,
                                      seconds=tool.seconds)
 
