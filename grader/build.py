@@ -169,6 +169,16 @@ extern "C" __attribute__((visibility("default"))) const char* {ERROR_NAME_SYMBOL
 """
 
 
+SOLVE_HEADER = "solve.h"
+"""LeetGPU's older starter files begin with `#include "solve.h"` and define `void solve(...)` without
+`extern "C"`. Every compile gets this header beside the submission, so such a file builds unchanged:
+the declaration it includes gives the definition C linkage."""
+
+
+def write_solve_header(work: Path, prototype: str) -> None:
+    (work / SOLVE_HEADER).write_text(f'#pragma once\n// The entry point, as the challenge declares it.\nextern "C" {prototype};\n')
+
+
 def line_name(display_path: str) -> str:
     """The file name a `#line` directive can carry: quotes, backslashes and control characters (a
     newline would end the directive) become `?`; `compiled` maps it back in the compiler's output."""
@@ -225,8 +235,9 @@ class ToolRun:
 
 
 def run_tool(command: tuple[str, ...], work: Path, timeout_s: float, box: boxes.Sandbox | None = None,
-             visible: tuple[Path, ...] = ()) -> ToolRun:
-    """Run a compiler boxed in `work` (its only writable folder; `visible` are shown read-only), in
+             visible: tuple[Path, ...] = (), masked: tuple[Path, ...] = ()) -> ToolRun:
+    """Run a compiler boxed in `work` (its only writable folder; `visible` are shown read-only, `masked`
+    folders inside them replaced by empty ones), in
     its own process group and pids cgroup so a timeout kills everything it started, with a clean
     environment, hard limits, and its temporaries in a private /tmp (or, unboxed, in `work`)."""
     limits = boxes.compile_limits(timeout_s)
@@ -239,7 +250,7 @@ def run_tool(command: tuple[str, ...], work: Path, timeout_s: float, box: boxes.
         cap.join()
 
     read_end, write_end = os.pipe()  # bubblewrap writes to write_end once the box is set up
-    argv = box.wrap(list(command), list(visible), writable=[work], chdir=work, info_fd=write_end)
+    argv = box.wrap(list(command), list(visible), writable=[work], chdir=work, info_fd=write_end, masked=list(masked))
     started = time.perf_counter()
     try:
         try:
@@ -312,12 +323,35 @@ def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, 
 def _compile(unit: str, work: Path, command: tuple[str, ...], request: BuildRequest) -> BuildResult:
     source = work / "submission.cu"
     source.write_text(unit)
-    tool = run_tool(command, work, request.timeout_s, request.box, toolchain_paths(request.toolchain.nvcc))
+    write_solve_header(work, request.prototype)
+    tool = run_tool(command, work, request.timeout_s, request.box, toolchain_paths(request.toolchain.nvcc),
+                    masked=library_header_dirs(request.toolchain.nvcc))
     result = compiled(tool, command, work, source, request.display_path, request.entry, request.prototype,
                       request.timeout_s)
     if result.status is not BuildStatus.OK:
         return result
     return _check_exports(dataclasses.replace(result, artifact=work / LIBRARY_NAME), request)
+
+
+LIBRARIES = ("cub", "thrust")
+"""Header-only libraries a submission may not use. Being headers, nothing is left undefined at link
+time for the check above to see; instead the compile's box hides their folders (library_header_dirs)."""
+LIBRARY_INCLUDE = re.compile(r"\b(cub|thrust)/\S*: No such file")
+
+
+@functools.cache
+def library_header_dirs(compiler: Path) -> tuple[Path, ...]:
+    """CUB's and Thrust's header folders as this nvcc finds them (CUDA 13: include/cccl/cub; CUDA 12:
+    include/cub), hidden from every compile of a submission when the sandbox is active. nvcc (often a
+    wrapper script) says where it looks in a dry run: the folders after -I and -isystem."""
+    try:
+        dry = subprocess.run([str(compiler), "--dryrun", "-x", "cu", "-c", os.devnull, "-o", os.devnull],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    folders = {Path(m) for m in re.findall(r'(?:-I|-isystem"?\s*"?)"?([^"\s]+)', dry.stdout + dry.stderr)}
+    found = {(f / name).resolve() for f in folders for name in LIBRARIES if (f / name).is_dir()}
+    return tuple(sorted(found))
 
 
 def toolchain_paths(compiler: Path) -> tuple[Path, ...]:
@@ -427,6 +461,11 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
             f"the library calls functions that are not linked: {symbols}. Only the CUDA runtime is "
             "available; library calls (cuBLAS, cuDNN, thrust's device backends…) are not allowed: "
             "write the kernel yourself")
+    library = next((d for d in own if LIBRARY_INCLUDE.search(d.message)), None)
+    if library:
+        return BuildStatus.COMPILE_ERROR, (
+            f"{library}: CUB and Thrust are library code, which submissions may not use (the statement's "
+            "rules); the compiler does not see them. Write the kernel yourself")
     if own:
         first = own[0]
         return BuildStatus.COMPILE_ERROR, f"{first}" + (f" (and {len(own) - 1} more)" if len(own) > 1 else "")

@@ -249,7 +249,10 @@ def _tail(bad) -> str:
 def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "") -> Comparison:
     if c.nonfinite_count:
         text = (f"{c.nonfinite_count} of {c.total} elements are NaN or infinite; {c.output} arrives "
-                "filled with NaN, so these were probably never written")
+                "filled with NaN before every call, so these were probably never written, or were added to "
+                "(atomicAdd, +=) without being set first: zero an output you accumulate into, in the same "
+                f"stream before the kernel (cudaMemsetAsync({c.output}, 0, bytes)). On LeetGPU the buffer "
+                "often happens to hold zeros, which hides that bug")
     elif c.scaled_error <= REDUCED_PRECISION_MAX_SCALED:
         text = (f"every element is close but the errors have the size of reduced-precision rounding "
                 f"(relative Frobenius error {c.relative_frobenius:.2g}; FP32 stays under "

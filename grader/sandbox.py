@@ -182,10 +182,10 @@ class Sandbox:
         return f"sandbox: {state} ({self.reason}); limits: {self.limits.describe()}"
 
     def wrap(self, argv: list[str], visible: list[Path], writable: list[Path] = (),
-             chdir: Path | None = None, info_fd: int | None = None) -> list[str]:
+             chdir: Path | None = None, info_fd: int | None = None, masked: list[Path] = ()) -> list[str]:
         """The command line that runs `argv` boxed: `visible` shown read-only, `writable` read-write
         (a compile's own build folder), everything under the private roots and `hidden` replaced by
-        empty folders. Paths are made absolute (bubblewrap resolves a relative one against the new root
+        empty folders, and `masked` folders (inside what is visible: library headers) empty too. Paths are made absolute (bubblewrap resolves a relative one against the new root
         and fails). With `info_fd`, bubblewrap writes to that descriptor once the box is set up: a caller
         that reads nothing from it knows the box never started."""
         if not self.active:
@@ -205,6 +205,9 @@ class Sandbox:
                 args += ["--ro-bind", str(path), str(path)]
         for path in writable:
             args += ["--bind", str(Path(path).resolve()), str(Path(path).resolve())]
+        for path in masked:  # after the binds that would show them again
+            if Path(path).is_dir():
+                args += ["--tmpfs", str(Path(path).resolve())]
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
         return args + ["--chdir", str(Path(chdir).resolve() if chdir else "/tmp"), "--", *argv]

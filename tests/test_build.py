@@ -171,3 +171,29 @@ def test_compilers_get_a_clean_environment_and_hard_limits(tmp_path, monkeypatch
     soft_cpu, hard_cpu = tool.log.strip().splitlines()[-2:]
     assert soft_cpu == hard_cpu == "8"
     assert not (tmp_path / ".tmp").exists() or not any((tmp_path / ".tmp").iterdir())
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(not sandbox.make(sandbox.SandboxMode.AUTO, []).active, reason="bubblewrap cannot run here")
+@pytest.mark.parametrize("header, use", [
+    ("cub/cub.cuh", "cub::DeviceReduce::Sum(nullptr, bytes, A, C, M * K);"),
+    ("thrust/device_ptr.h", "thrust::device_ptr<const float> p(A); (void)p;"),
+])
+def test_cub_and_thrust_are_not_visible_to_a_submission(header, use, tmp_path):
+    """Header-only libraries leave nothing undefined at link time, so the rule against library code
+    is kept by the compile's box: their folders are empty there, and the message says why."""
+    source = tmp_path / "library.cu"
+    source.write_text(f"#include <{header}>\n#include <cstddef>\n"
+                      'extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {\n'
+                      f"    size_t bytes = 0; (void)bytes;\n    {use}\n}}\n")
+    result = build.build(request(source, tmp_path / "cache", box=sandbox.make(sandbox.SandboxMode.AUTO, [])))
+    assert result.status is build.BuildStatus.COMPILE_ERROR, result.message
+    assert header in result.message and "CUB and Thrust are library code" in result.message
+
+
+@pytest.mark.nvcc
+def test_leetgpu_older_files_include_solve_h(tmp_path):
+    """`#include "solve.h"` and a solve without extern "C": the header the grader writes beside the
+    compile declares the entry point with C linkage, so the definition exports `solve`."""
+    result = build.build(request(SUBMISSIONS / "old_leetgpu_solve_h.cu", tmp_path))
+    assert result.status is build.BuildStatus.OK, result.message

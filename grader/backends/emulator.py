@@ -118,6 +118,7 @@ class EmulatorBackend:
     def _compile(self, unit: str, work: Path, runtime: Path, display_path: str, challenge: Challenge) -> build.BuildResult:
         source = work / "submission.cpp"
         source.write_text(unit)
+        build.write_solve_header(work, challenge.prototype())
         command = self._link_command(source.name, runtime)
         tool = build.run_tool(command, work, challenge.limits.compile_s, self.sandbox, self._compile_paths(runtime))
         result = build.compiled(tool, command, work, source, display_path, challenge.entry, challenge.prototype(),
