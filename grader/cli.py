@@ -246,7 +246,7 @@ def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir:
         return next(c for c in known if c.slug == choice.challenge)
     if choice.matches:
         raise UsageError(f"{submitted.display_path}: {choice.why}",
-                         hint=f"pass --challenge {choice.matches[0]} (or another of them)")
+                         hint="pass one of: " + ", ".join(f"--challenge {slug}" for slug in choice.matches))
     if len(known) > 1:
         terminal.err.print(f"challenge: {DEFAULT_CHALLENGE} ({choice.why}; --challenge to choose)", style="yellow",
                            highlight=False)

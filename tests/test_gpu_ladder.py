@@ -21,9 +21,10 @@ def test_ladder_is_strictly_increasing_at_the_performance_shape(matmul, cuda_bac
     assert all(r.max_scaled_error < matmul.tolerance.max_scaled_error for r in available)
 
 
-MEMORY_BOUND = [("vector_add", True), ("matrix_transpose", True), ("reduction", False)]
+MEMORY_BOUND = [("vector_add", True), ("matrix_transpose", True), ("reduction", False), ("softmax", True)]
 """(challenge, whether its top level must beat the library). reduction's level 7 is within 3% of
-cupy.sum on the H200 (docs/benchmarks.md): asserting either order would be a coin toss."""
+cupy.sum on the H200 (docs/benchmarks.md): asserting either order would be a coin toss. softmax's
+library baseline makes five passes over the data where its level 4 makes two."""
 
 
 @pytest.mark.parametrize("slug, beats_library", MEMORY_BOUND, ids=[slug for slug, _ in MEMORY_BOUND])
