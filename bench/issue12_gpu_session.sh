@@ -5,6 +5,8 @@
 #   STAGE=softmaxprobe  softmax's levels and level-4 variants (bench/probe/candidates/softmax_variants.cu)
 #                  timed by the probe at N = 500,000, 2^23 and 2^25
 #   STAGE=levels   `grader levels SLUG --remeasure` for SLUGS (default: the memory-bound challenges)
+#   STAGE=thirdparty  `grader run` on the GPU for every .cu under $THIRDPARTY/<slug>/ (real LeetGPU
+#                  solutions kept outside the repository; their licences are unknown)
 #   STAGE=tests    python3 -m pytest -m gpu (not the hostile corpus), narrowed by TESTS (a -k expression)
 # bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in
 # Python packages the machine lacks. Logs under $OUT.
@@ -34,6 +36,13 @@ softmaxprobe)
     nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -DEXP=$1 -DIN_FLIGHT=$2 -DHINTS=$3 -DBLOCKS_PER_SM_V=$4 -o $B/$n.so $V && LIBS="$LIBS $B/$n.so"
   done
   for n in 500000 8388608 33554432; do $B/probe softmax $n $LIBS | sed "s#$B/##" | tee -a "$OUT/softmax_probe.txt"; done;;
+thirdparty)
+  for f in $(find "${THIRDPARTY:-.thirdparty}" -name '*.cu' | sort); do
+    slug=$(basename "$(dirname "$f")"); [ -d "challenges/$slug" ] || slug=$(basename "$(dirname "$(dirname "$f")")")
+    verdict=$(grader run "$f" --challenge "$slug" --json --cache-dir /tmp/tp 2>/dev/null \
+      | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["verdict"], "|", d["message"][:160].replace(chr(10), " "))' 2>&1)
+    echo "$f | $verdict" | tee -a "$OUT/thirdparty.txt"
+  done;;
 levels)
   for slug in ${SLUGS:-vector_add matrix_transpose reduction}; do
     grader levels $slug --remeasure --cache-dir /tmp/cat 2>&1 | tee "$OUT/levels_$slug.txt"
