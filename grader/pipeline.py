@@ -18,6 +18,10 @@ from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
 
+WARP_SYNCHRONOUS = "legacy warp-synchronous code"
+"""The start of the emulator's warning about `volatile` warp-synchronous code (emulator/translate.py):
+a RACE in such a file is most likely that code, whatever the generic hint says."""
+
 GRACE_S = 30.0
 ROOFLINE_FACTOR = 8.0
 """No FP32-accurate result can beat this multiple of the FP32 peak (TF32 tensor cores: about 7.4×)."""
@@ -109,6 +113,8 @@ def grade(source: sources.Source, challenge: Challenge, backend: Backend, option
     verdicts = [c.verdict for c in checked] + [p.verdict for p in timed] + ([channel[0]] if channel else [])
     verdict = overall(verdicts)
     message = _first_failure(checked, timed) if verdict is not Verdict.ACCEPTED else ""
+    if verdict is Verdict.RACE:
+        message += "".join(f"; also: {note}" for note in built.notes if WARP_SYNCHRONOUS in note)
     if channel and not message:
         message = channel[1]
     return _report(state, display_path, verdict, message, built, checked, timed, clock() - started, output)

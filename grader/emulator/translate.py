@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 
 ASM_MESSAGE = "inline PTX assembly (asm) is not supported in emulation; run on a GPU"
@@ -35,9 +34,10 @@ LAUNCH_SYNTAX_MESSAGE = ("kernel launch the emulator cannot parse: write it as "
 EXTERN_SHARED_MESSAGE = ("extern __shared__ declaration the emulator cannot rewrite: write it as "
                          "`extern __shared__ T name[];`")
 MAIN_RENAMED = "emu_submission_main"
-VOLATILE_MESSAGE = ("legacy warp-synchronous code (volatile shared memory without __syncwarp) may "
-                    "fail in emulation though it often passes on a GPU: add __syncwarp() between "
-                    "the steps")
+VOLATILE_MESSAGE = ("legacy warp-synchronous code (`volatile` shared memory stepped by a warp without "
+                    "__syncwarp) relies on the lanes of a warp running in lockstep, which no GPU since Volta "
+                    "promises: it often passes on a GPU and fails in emulation, where lanes run one at a "
+                    "time. Make each step read, __syncwarp(), write, __syncwarp(), or use __shfl_down_sync")
 
 
 @dataclass(frozen=True)
@@ -389,15 +389,13 @@ def _unsupported_calls(toks: list[_Tok]) -> set[Finding]:
     return findings
 
 
-def _volatile_warnings(toks: list[_Tok], shared_names: dict[str, int]) -> set[Finding]:
-    """One warning per line that mentions `volatile` and shared memory (keyword or known name)."""
-    by_line: dict[int, set[str]] = defaultdict(set)
-    for t in toks:
-        if t.kind == "id":
-            by_line[t.line].add(t.text)
-    return {Finding(line, VOLATILE_MESSAGE) for line, ids in by_line.items()
-            if "volatile" in ids and ("__shared__" in ids
-                                      or any(shared_names.get(x, line + 1) <= line for x in ids))}
+def _volatile_warnings(toks: list[_Tok]) -> set[Finding]:
+    """One warning for the first line that declares something `volatile` (a pointer parameter of a
+    warp-reduction helper, `volatile float* sdata`, or a volatile shared array): in a kernel file that
+    is nearly always the warp-synchronous idiom, whether or not shared memory is named on that line."""
+    first = min((t.line for k, t in enumerate(toks) if t.kind == "id" and t.text == "volatile" and not t.pp
+                 and not (k and toks[k - 1].text in _ASM)), default=None)  # `asm volatile` is another matter
+    return {Finding(first, VOLATILE_MESSAGE)} if first is not None else set()
 
 
 def _apply(src: str, edits: list[_Edit]) -> str:
@@ -418,7 +416,7 @@ def translate(source: str) -> Translation:
     launch_edits, launch_findings = _launches(source, toks, device)
     shared_edits, shared_names, shared_findings = _shared(source, toks, opener)
     unsupported = launch_findings | shared_findings | _unsupported_calls(toks)
-    warnings = _volatile_warnings(toks, shared_names)
+    warnings = _volatile_warnings(toks)
     order = lambda f: (f.line, f.message)  # noqa: E731
     main_edits = _main_function(toks, opener)
     return Translation(text=_apply(source, launch_edits + shared_edits + main_edits),
