@@ -345,3 +345,18 @@ def test_a_volatile_warp_helper_is_named_as_legacy_warp_synchronous_code():
     assert warnings == (Finding(1, VOLATILE_MESSAGE),)
     assert VOLATILE_MESSAGE.startswith(pipeline.WARP_SYNCHRONOUS) and "__syncwarp(), write" in VOLATILE_MESSAGE
     assert translate(source.replace("volatile ", "")).warnings == ()
+
+
+def test_host_variables_named_like_built_ins_are_renamed_out_of_the_macros_way():
+    """SGEMM tutorials launch with `dim3 gridDim(...), blockDim(...)` in host code; the emulator's
+    built-ins are macros, so those declarations did not compile. Host uses are renamed, device uses
+    stay the built-ins, lines stay where they were."""
+    src = ("__global__ void k(float* c) { c[blockIdx.x * blockDim.x + threadIdx.x] = gridDim.x; }\n"
+           'extern "C" void solve(float* c, int n) {\n'
+           "    dim3 gridDim((n + 31) / 32), blockDim(32);\n"
+           "    k<<<gridDim, blockDim>>>(c);\n"
+           "}\n")
+    lines = translate(src).text.splitlines()
+    assert lines[0] == src.splitlines()[0]
+    assert "dim3 emu_host_gridDim((n + 31) / 32), emu_host_blockDim(32);" in lines[2]
+    assert "emu_host_gridDim, emu_host_blockDim" in lines[3] and len(lines) == 5

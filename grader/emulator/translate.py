@@ -409,8 +409,24 @@ def _apply(src: str, edits: list[_Edit]) -> str:
     return "".join(out)
 
 
+BUILT_INS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+"""Names the emulator's header defines as macros for device code. In host code CUDA has no such
+names, so there they are the file's own variables (`dim3 gridDim(...)` before a launch, common in
+SGEMM tutorials): _host_names renames them first, out of the macros' way."""
+HOST_PREFIX = "emu_host_"
+
+
+def _host_names(source: str) -> str:
+    """The source with every host-code use of a built-in's name renamed (same line, same meaning)."""
+    toks = _lex(source)
+    device, _ = _structure(toks)
+    hits = [t for t, inside in zip(toks, device) if t.kind == "id" and t.text in BUILT_INS and not inside and not t.pp]
+    return _apply(source, [(t.start, t.end, HOST_PREFIX + t.text) for t in hits]) if hits else source
+
+
 def translate(source: str) -> Translation:
     """Rewrite a CUDA source for the emulator; untouched lines and line numbers stay the same."""
+    source = _host_names(source)
     toks = _lex(source)
     device, opener = _structure(toks)
     launch_edits, launch_findings = _launches(source, toks, device)
