@@ -192,7 +192,9 @@ STRAY_WRITE_HINT = ("no kernel wrote shared memory, so this is not a missing bar
 def _race_message(runs: list[OrderRun]) -> str:
     outcomes = "; ".join(f"{r.order} order: {_summary(r.inspection)}" for r in runs)
     kernels = runs[0].reply.kernels
-    text = f"the result depends on the order threads run in ({outcomes}); "
+    text = (f"the result depends on the order threads run in, or on the call before ({outcomes}: "
+            "the emulator runs each case twice, so state a kernel keeps between calls, a counter or a "
+            "sum in global memory it never resets, shows here too); ")
     if kernels and not any(k.shared for k in kernels):
         return text + STRAY_WRITE_HINT + ". " + "; ".join(_kernel_name(k) for k in kernels)
     sites = [_kernel_site(k) for k in kernels]
