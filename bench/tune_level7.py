@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader import build, check, spec, timing  # noqa: E402
+from grader.l2flush import L2Flush  # noqa: E402
 
 SOURCE = ROOT / "challenges" / "matmul" / "levels" / "7_autotuned_wgmma.cu"
 BEGIN, END = "// BEGIN TUNED TABLE", "// END TUNED TABLE"
@@ -134,7 +135,7 @@ def check_member(member: Library, cp, rng, tolerance: spec.Tolerance) -> tuple[b
 
 
 def time_shape(work, cp, flush_bytes: int, budget_s: float) -> float:
-    sampler = timing.event_sampler(cp, flush_bytes, work)
+    sampler = timing.event_sampler(cp, L2Flush(cp, flush_bytes), work)
     return statistics.median(timing.measure(sampler, timing.TimingPolicy(budget_s=budget_s)))
 
 

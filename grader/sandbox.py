@@ -185,9 +185,10 @@ class Sandbox:
              chdir: Path | None = None, info_fd: int | None = None, masked: list[Path] = ()) -> list[str]:
         """The command line that runs `argv` boxed: `visible` shown read-only, `writable` read-write
         (a compile's own build folder), everything under the private roots and `hidden` replaced by
-        empty folders, and `masked` folders (inside what is visible: library headers) empty too. Paths are made absolute (bubblewrap resolves a relative one against the new root
-        and fails). With `info_fd`, bubblewrap writes to that descriptor once the box is set up: a caller
-        that reads nothing from it knows the box never started."""
+        empty folders, and `masked` folders (inside what is visible: library headers) empty too.
+        Paths are made absolute (bubblewrap resolves a relative one against the new root and fails).
+        With `info_fd`, bubblewrap writes to that descriptor once the box is set up: a caller that
+        reads nothing from it knows the box never started."""
         if not self.active:
             return argv
         args = [self.bwrap, "--die-with-parent", "--unshare-user", "--unshare-net", "--unshare-ipc",

@@ -72,19 +72,17 @@ def measure(sample_ms: Callable[[], float], policy: TimingPolicy,
     return samples
 
 
-def event_sampler(cp, flush_bytes: int, launch: Callable[[], object],
+def event_sampler(cp, flush, launch: Callable[[], object],
                   finish: Callable[[], object] | None = None) -> Callable[[], float]:
     """One timed sample per call, for `measure`, in this order on the current stream: the L2 cache
-    emptied (l2flush: a read of `flush_bytes`, so the timed work never writes back the flush's lines,
-    which then holds the stream until the work is queued behind it), the start event, `launch()`
+    emptied by `flush` (an l2flush.L2Flush: a read, so the timed work never writes back the flush's
+    lines, which then holds the stream until the work is queued behind it; one flush can serve several
+    samplers), the start event, `launch()`
     (which queues the work and need not wait for it), the end event; then `finish()` (waiting for the
     device, and checking its errors) and the end event awaited. Milliseconds, as the events measure
     them: the work's kernels, without the host's launch latency before them or the synchronization
     after. Work left running on a stream the end event does not wait for is not timed: the worker's
     wall clock, checked against the samples (pipeline.implausible_timing), is what sees it."""
-    from grader.l2flush import L2Flush
-
-    flush = L2Flush(cp, flush_bytes)
     stream = cp.cuda.get_current_stream()
     start, end = cp.cuda.Event(), cp.cuda.Event()
 

@@ -170,7 +170,8 @@ def test_event_sampler_flushes_then_times_only_the_work():
     cp.cuda.get_current_stream = Stream
     cp.cuda.Event = lambda: next(events)
     cp.cuda.get_elapsed_time = lambda start, end: 1.25
-    sample = timing.event_sampler(cp, 1024, lambda: calls.append("launch"), lambda: calls.append("wait"))
+    sample = timing.event_sampler(cp, l2flush.L2Flush(cp, 1024), lambda: calls.append("launch"),
+                                  lambda: calls.append("wait"))
     assert calls == ["alloc 1040", "zero 0xf1000 1040", "load ptx"]
     calls.clear()
     assert sample() == 1.25

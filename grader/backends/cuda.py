@@ -14,6 +14,7 @@ import numpy as np
 
 from grader import build, check, device, run, timing
 from grader.backends import Environment
+from grader.l2flush import L2Flush
 from grader.buffers import DeviceBuffer, host_empty
 from grader.source import Source
 from grader.spec import Challenge
@@ -80,7 +81,7 @@ class CudaBackend:
         def call() -> None:
             challenge.reference.baseline(inputs, cp)
 
-        sampler = timing.event_sampler(cp, self.flush_bytes, call, cp.cuda.runtime.deviceSynchronize)
+        sampler = timing.event_sampler(cp, L2Flush(cp, self.flush_bytes), call, cp.cuda.runtime.deviceSynchronize)
         return timing.measure(sampler, policy)
 
 
@@ -101,7 +102,7 @@ def measure_copy_bandwidth(cp, nbytes: int = COPY_BYTES, flush_bytes: int = 64 <
     def copy() -> None:
         cp.cuda.runtime.memcpyAsync(target.ptr, source.ptr, nbytes, cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
 
-    sample = timing.event_sampler(cp, flush_bytes, copy)
+    sample = timing.event_sampler(cp, L2Flush(cp, flush_bytes), copy)
     samples = [sample() for _ in range(COPY_REPEATS + 1)]
     median_ms = sorted(samples[1:])[len(samples[1:]) // 2]
     return 2 * nbytes / (median_ms * 1e6)

@@ -104,8 +104,6 @@ class EmulatorBackend:
         notes += [f"{display_path}:{w.line}: {w.message}" for w in translated.warnings]
         unit = _unit(translated.text, display_path, challenge)
         runtime = self._runtime_object(cache_dir, challenge.limits.compile_s)
-        if isinstance(runtime, build.BuildResult):
-            return runtime
         key = hashlib.sha256(json.dumps([unit, self.cxx_version, CXX_FLAGS, _runtime_hash()]).encode()).hexdigest()[:24]
         result = build.cached_build(cache_dir, "emu-" + key, EXECUTABLE,
                                     lambda work: self._compile(unit, work, runtime, display_path, challenge))
@@ -138,21 +136,25 @@ class EmulatorBackend:
         return (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), str(runtime), "-include", "cuda_emu.h", "-x", "c++",
                 source_name, "-o", EXECUTABLE)
 
-    def _runtime_object(self, cache_dir: Path | None, timeout_s: float) -> Path | build.BuildResult:
-        """The runtime, compiled once per runtime source and compiler."""
+    def _runtime_object(self, cache_dir: Path | None, timeout_s: float) -> Path:
+        """The runtime, compiled once per runtime source and compiler. It is the grader's own code, so
+        a failure to build it is the grader's (GraderError), never a verdict on a submission."""
         key = "emu-runtime-" + hashlib.sha256(json.dumps([_runtime_hash(), self.cxx_version, CXX_FLAGS]).encode()).hexdigest()[:24]
         command = (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), "-c", str(RUNTIME), "-o", "runtime.o")
 
         def compile_in(work: Path) -> build.BuildResult:
             tool = build.run_tool(command, work, timeout_s, self.sandbox, self._compile_paths())
-            if tool.returncode != 0:  # the grader's own code: never a verdict on the submission
+            if tool.returncode != 0:
                 raise GraderError("the emulator's runtime failed to compile:\n" + tool.log[-2000:],
                                   hint="this is a grader bug or a broken g++; please report it with this output")
             return build.BuildResult(build.BuildStatus.OK, "compiled", work / "runtime.o", command=command,
                                      seconds=tool.seconds)
 
         result = build.cached_build(cache_dir, key, "runtime.o", compile_in)
-        return result.artifact if result.status is build.BuildStatus.OK else result
+        if result.status is not build.BuildStatus.OK:  # compiled, but not published: a cache problem
+            raise GraderError(f"the emulator's runtime could not be cached: {result.message}",
+                              hint="check that the cache folder (--cache-dir) is writable")
+        return result.artifact
 
     # -- limits
     def call_limit(self, challenge: Challenge, dims: dict, cache_dir: Path | None) -> run.CallLimit:
@@ -196,8 +198,6 @@ class EmulatorBackend:
 
     def _calibration_program(self, cache_dir: Path | None, timeout_s: float) -> build.BuildResult:
         runtime = self._runtime_object(cache_dir, timeout_s)
-        if isinstance(runtime, build.BuildResult):
-            return runtime
         unit = f'#line 1 "{CALIBRATION.name}"\n' + translate(CALIBRATION.read_text()).text
         key = "emu-calibrate-" + hashlib.sha256(json.dumps([unit, self.cxx_version, CXX_FLAGS, _runtime_hash()])
                                                 .encode()).hexdigest()[:24]
