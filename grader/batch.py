@@ -16,20 +16,20 @@ student and the batch goes on.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import secrets
 import time
-import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.markup import escape
 
-from grader import __version__, job, pipeline, source as sources
-from grader.errors import GraderError, UsageError
+from grader import __version__, pipeline, source as sources
+from grader.errors import UsageError
 from grader.inert import visible
-from grader.results import GRADER_FAILURE, GradeReport, Mode
+from grader.results import GRADER_FAILURE, GradeReport
 from grader.store import Store
 from grader.verdict import Verdict
 
@@ -93,6 +93,8 @@ class Summary:
     """(user, geometric-mean median ms) of the fastest accepted submission graded now."""
     failures: list[GraderFailure] = field(default_factory=list)
     """Submissions the grader failed on; each is also recorded as RUNTIME_ERROR, saying so."""
+    not_accepted: dict[str, list[str]] = field(default_factory=dict)
+    """Verdict name -> the users graded now with that verdict, in grading order: the summary names them."""
 
 
 SYMLINK = "a symbolic link: submissions must be regular files (links are not followed)"
@@ -194,54 +196,77 @@ def secret_seed(db_path: Path) -> int:
     return seed
 
 
-def grade_all(submissions, challenge, backend, store: Store, options: pipeline.Options,
+def grade_all(submissions, challenge, engine, store: Store, options: pipeline.Options,
               progress=None) -> Summary:
-    """Grade (with placement, where there is a ladder) and store each submission not graded before."""
+    """Grade (with placement, where there is a ladder) and store each submission not graded before, as
+    many at once as the engine has slots (grader.classroom.engine: this process, a process per GPU, or
+    Ray tasks); each report is stored as soon as it comes back."""
+    from grader.classroom.engine import Task, fingerprint
+
     summary = Summary()
-    gpu = backend.environment().gpu
     if progress:
         progress.stage("grading submissions", total=len(submissions))
-    for sub in submissions:
-        if progress:
-            # the progress bar reads rich markup, and a folder named "[/]" would end the batch
-            progress.advance(escape(visible(sub.user)))
-        if store.already_graded(sub.user, challenge.slug, sub.source.sha256, __version__, gpu, secret=True):
+    todo = []
+    for index, sub in enumerate(submissions):
+        if store.already_graded(sub.user, challenge.slug, sub.source.sha256, __version__, engine.environment.gpu,
+                                secret=True):
             summary.skipped += 1
-            continue
-        report, failure = _grade_one(sub, challenge, backend, options)
-        if failure is not None:
-            summary.failures.append(failure)
-        store.record(report, sub.user, sub.path, sub.source, secret_seed=True)
-        _count(summary, sub.user, report)
+            _advance(progress, sub)
+        else:
+            todo.append(index)
+    out: dict = {}
+    mark = fingerprint(challenge)
+    while todo or out:
+        while todo and len(out) < engine.slots:
+            index = todo.pop(0)
+            sub = submissions[index]
+            if sub.unreadable is not None:
+                _keep(summary, store, sub, pipeline.unreadable(sub.unreadable, sub.source.display_path, challenge,
+                                                                engine.environment, options), progress)
+                continue
+            task = Task(index, sub.source, challenge.slug, options.seed, options.secret, fingerprint=mark)
+            out[engine.submit(task)] = (sub, time.perf_counter())
+        if out:
+            done, _ = concurrent.futures.wait(out, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                sub, started = out.pop(future)
+                report = _report_of(future.result(), sub, challenge, engine.environment, options, summary, started)
+                _keep(summary, store, sub, report, progress)
     return summary
 
 
-def _grade_one(sub: Submission, challenge, backend, options: pipeline.Options) -> tuple[GradeReport, GraderFailure | None]:
-    """One submission's report. An unexpected exception is caught and becomes that student's report, so
-    the rest of the class is still graded. A GraderError is not caught: a broken challenge (a SpecError
-    from reference.py), a missing compiler or a database error would fail every student the same way,
-    and recording it against each would blame them for it. KeyboardInterrupt is not caught either."""
-    display = sub.source.display_path
-    if sub.unreadable is not None:
-        return pipeline.unreadable(sub.unreadable, display, challenge, backend, options), None
-    started = time.perf_counter()
-    try:
-        # the batch's progress shows one line per student: the job's own stages are not shown
-        return job.grade_job(job.Job(sub.source, challenge, options), backend), None
-    except GraderError:
-        raise
-    except Exception as error:
-        failure = GraderFailure(sub.user, sub.path, _describe(error), traceback.format_exc())
-        return _failure_report(display, challenge, backend, options, failure, time.perf_counter() - started), failure
+def _advance(progress, sub: Submission) -> None:
+    if progress:  # the progress bar reads rich markup, and a folder named "[/]" would end the batch
+        progress.advance(escape(visible(sub.user)))
 
 
-def _describe(error: Exception, limit_chars: int = 300) -> str:
-    text = f"{type(error).__name__}: {error}"
+def _keep(summary: Summary, store: Store, sub: Submission, report: GradeReport, progress) -> None:
+    store.record(report, sub.user, sub.path, sub.source, secret_seed=True)
+    _count(summary, sub.user, report)
+    _advance(progress, sub)
+
+
+def _report_of(outcome, sub: Submission, challenge, environment, options: pipeline.Options, summary: Summary,
+               started: float) -> GradeReport:
+    """The job's report. A grader bug on this one file becomes that student's report, saying so, and the
+    rest of the class is still graded. A fatal failure (a broken challenge, no GPU, a database error)
+    would fail every student the same way: it stops the batch instead of blaming each of them."""
+    outcome.raise_fatal()
+    if outcome.report is not None:
+        return outcome.report
+    failure = GraderFailure(sub.user, sub.path, _describe_text(outcome.error or "unknown failure"),
+                            outcome.traceback or "")
+    summary.failures.append(failure)
+    return failure_report(sub.source.display_path, challenge, environment, options, failure,
+                          time.perf_counter() - started)
+
+
+def _describe_text(text: str, limit_chars: int = 300) -> str:
     return text if len(text) <= limit_chars else text[:limit_chars] + "…"
 
 
-def _failure_report(display: str, challenge, backend, options: pipeline.Options, failure: GraderFailure,
-                    wall_s: float) -> GradeReport:
+def failure_report(display: str, challenge, environment, options: pipeline.Options, failure: GraderFailure,
+                   wall_s: float) -> GradeReport:
     """A report saying the grader failed on this file. RUNTIME_ERROR, the nearest verdict there is, with
     a message that says it is the grader's failure and not a judgement of the code."""
     message = (f"{GRADER_FAILURE} ({visible(failure.error)}); this is not a judgement of the "
@@ -250,13 +275,15 @@ def _failure_report(display: str, challenge, backend, options: pipeline.Options,
         submission=display, challenge=challenge.slug, challenge_version=challenge.version,
         functional_version=challenge.functional_version, performance_version=challenge.performance_version,
         mode=options.mode, seed=options.seed, verdict=Verdict.RUNTIME_ERROR, message=message, build=None,
-        cases=(), performance=(), environment=backend.environment(), baseline_label=challenge.baseline_label,
+        cases=(), performance=(), environment=environment, baseline_label=challenge.baseline_label,
         grader_version=__version__, wall_s=wall_s, kernel_s=0.0, secret=options.secret)
 
 
 def _count(summary: Summary, user: str, report: GradeReport) -> None:
     summary.graded += 1
     summary.verdicts[report.verdict.name] += 1
+    if not report.accepted:
+        summary.not_accepted.setdefault(report.verdict.name, []).append(user)
     medians = [p.stats.median_ms for p in report.performance if p.stats]
     if report.accepted and medians:
         product = 1.0

@@ -136,7 +136,8 @@ def cli(ctx: click.Context) -> None:
     \b
     Exit codes: 0 accepted / done, 1 graded and not accepted, 2 bad usage,
     3 invalid challenge definition, 4 nothing here can run it (no GPU, no nvcc, or UNSUPPORTED
-    by the emulator), 5 results database missing, locked or damaged, 70 internal error,
+    by the emulator), 5 results database missing, locked or damaged, 6 class server unreachable
+    or busy (retry later), 70 internal error,
     130 interrupted.
     """
     ctx.obj = ctx.obj or Terminal()
@@ -221,6 +222,9 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         with store.Store.open(database) as results:
             run_id = results.record(result, user or getpass.getuser(), file, submitted, False)
         terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
+        terminal.err.print("a practice run: graded with a public seed, so not on the class leaderboard (the class "
+                           "server and `grader grade` grade with the secret seed); `grader leaderboard "
+                           "--include-practice` lists practice runs", style="dim", highlight=False)
     if as_json:
         click.echo(report.as_json(result))
     else:
@@ -311,17 +315,72 @@ def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
     return backends.choose(name, nvcc, box, fell_back)
 
 
+LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "sandbox_mode", "timing_budget_s",
+              "placement")
+"""`submit` options that choose how a local run grades; the class server chooses those itself."""
+
+
 @cli.command()
 @grading_options
 @budget_option
 @click.option("--placement/--no-placement", default=True, show_default=True,
               help="Place the submission on the reference ladder measured on this GPU (measured once per "
                    "GPU, driver and grader version, then cached).")
-@click.pass_obj
+@click.option("--server", default=None, is_flag=False, flag_value="", envvar="GRADER_SERVER",
+              help="Submit to this class server (URL) instead of grading here; `--server` alone uses the "
+                   "one `grader login` saved. Also GRADER_SERVER.")
+@click.option("--token", default=None, envvar="GRADER_TOKEN",
+              help="Your token for the class server (default: GRADER_TOKEN, else the one `grader login` saved).")
+@click.option("--no-wait", is_flag=True, help="With --server: print the submission id and return at once.")
+@click.pass_context
 @handle_errors
-def submit(terminal: Terminal, **kwargs) -> None:
-    """Grade FILE fully: correctness on every case, timing against the baseline, and its level."""
-    _grade(terminal, Mode.SUBMIT, **kwargs)
+def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: bool, **kwargs) -> None:
+    """Grade FILE fully: correctness on every case, timing against the baseline, and its level.
+
+    With --server, FILE goes to the class server, which grades it with the class's secret seed; this
+    waits with progress, prints the same report (secret cases shown as "hidden case N") and exits with
+    the same code a local run would. Without it, `--user NAME` keeps a practice run in a local
+    database (graded with a public seed, so not on the class leaderboard)."""
+    terminal = ctx.obj
+    if server is None:
+        if no_wait or token:
+            raise UsageError("--no-wait and --token are for --server", hint="pass --server URL, or drop them")
+        _grade(terminal, Mode.SUBMIT, **kwargs)
+        return
+    chosen = [name for name in LOCAL_ONLY
+              if ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)]
+    if chosen:
+        flags = ", ".join("--" + name.replace("_mode", "").replace("_s", "").replace("_", "-") for name in chosen)
+        raise UsageError(f"{flags}: the class server chooses how it grades", hint="drop them, or grade here without --server")
+    _submit_remote(terminal, kwargs["file"], kwargs["slug"], kwargs["as_json"], server, token, no_wait)
+
+
+def _submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: bool, server: str, token: str | None,
+                   no_wait: bool) -> None:
+    from rich.text import Text
+
+    from grader.classroom import client
+
+    submitted = check_source(file, slug or DEFAULT_CHALLENGE)
+    remote = client.Client(client.resolve(server or None, token))
+    try:
+        sent = remote.submit(file.name, submitted.text.encode("utf-8"), slug)
+        terminal.err.print(f"submitted as {sent['id']} ({sent['challenge']}) to {remote.login.server}"
+                           + (" [late: after the deadline]" if sent.get("late") else ""), highlight=False, markup=False)
+        if no_wait:
+            click.echo(json.dumps(sent) if as_json else str(sent["id"]))
+            return
+        with RichProgress(terminal.err) as progress:
+            progress.stage("waiting for the class server")
+            answer = remote.wait(sent["id"], lambda a: progress.bar.update(
+                progress.task, description=f"{progress.stage_text}: {client.describe_status(a)}"))
+    finally:
+        remote.close()
+    if as_json:
+        click.echo(json.dumps(answer.get("report"), indent=2))
+    else:
+        terminal.out.print(Text.from_ansi(answer.get("report_text") or f"{answer['verdict']}\n"), end="")
+    sys.exit(int(answer["exit_code"]))
 
 
 @cli.command(name="run")
@@ -373,6 +432,42 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
         report.render_ladder(challenge, measured, terminal.out)
 
 
+def engine_options(command):
+    options = [
+        click.option("--engine", "engine_name", type=click.Choice(["local", "ray"]), default="local",
+                     show_default=True,
+                     help="local: grading processes on this machine, one per GPU; ray: each job a Ray task asking "
+                          "for one GPU (one CPU on the emulator), on a local Ray or a cluster (pip install -e '.[ray]')."),
+        click.option("--gpus", default=None,
+                     help="local engine: 'all' or how many GPUs to grade on, one grading process each (on the "
+                          "emulator: how many grading processes). Ray: how many jobs at once (default: the "
+                          "cluster's GPUs)."),
+        click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
+                     help="The Ray cluster to join (default: start a local Ray)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def make_engine(terminal: Terminal, engine_name: str, gpus: str | None, ray_address: str | None, config,
+                slugs: tuple[str, ...], default_gpus: str, in_process=None):
+    """The engine the options name, said in one line. `in_process` (a backend already made) serves the
+    local engine's single-GPU default without a process of its own."""
+    from grader.classroom import engine as engines
+
+    if engine_name == "ray":
+        slots = int(gpus) if gpus and gpus.isdigit() else None
+        made = engines.RayEngine(config, ray_address, slugs, slots)
+    elif in_process is not None and gpus is None:
+        made = engines.InProcessEngine(config, in_process)
+    else:
+        emulated = config.backend == "emulator"
+        made = engines.LocalEngine(config, engines.gpu_devices(gpus or default_gpus, emulated))
+    terminal.err.print(made.describe(), style="dim", highlight=False)
+    return made
+
+
 @cli.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against.")
@@ -383,16 +478,20 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 @cache_option
 @sandbox_option
 @budget_option
+@engine_options
 @click.pass_obj
 @handle_errors
 def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db: Path, backend: str,
-          nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None) -> None:
+          nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, engine_name: str,
+          gpus: str | None, ray_address: str | None) -> None:
     """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu) with the secret seed.
 
     Results go to the database; a student's source graded before (same hash, grader version and GPU) is
-    skipped, so an interrupted batch resumes where it stopped.
+    skipped, so an interrupted batch resumes where it stopped. With --gpus N (or --engine ray) N
+    submissions are graded at once, each on a GPU of its own.
     """
     from grader import batch, pipeline
+    from grader.classroom.engine import Config
     from grader.inert import visible
 
     challenge = spec.load(challenges_dir, slug)
@@ -401,12 +500,20 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
         terminal.err.print(f"skipped {visible(str(skipped.path))}: {visible(skipped.reason)}", style="yellow",
                            markup=False, highlight=False)
     submissions = found.require_submissions()
-    box = make_box(terminal, sandbox_mode, [cache_dir, folder.resolve(), db.resolve().parent], backend)
+    hidden = [cache_dir, folder.resolve(), db.resolve().parent]
     options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s, secret=True)
+    config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, tuple(hidden), timing_budget_s)
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
-        chosen = choose_backend(backend, nvcc, terminal, box)
-        check_memory(challenge, chosen)
-        summary = batch.grade_all(submissions, challenge, chosen, results, options, progress)
+        progress.stage("starting the grading engine")
+        chosen = None
+        if engine_name == "local" and gpus is None:
+            chosen = choose_backend(backend, nvcc, terminal, make_box(terminal, sandbox_mode, hidden, backend))
+            check_memory(challenge, chosen)
+        engine = make_engine(terminal, engine_name, gpus, ray_address, config, (slug,), "1", chosen)
+        try:
+            summary = batch.grade_all(submissions, challenge, engine, results, options, progress)
+        finally:
+            engine.close()
     report.render_batch_summary(summary, len(submissions), db, terminal.out)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
@@ -431,18 +538,22 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
 @click.option("--reveal", is_flag=True,
               help="Instructor view: show the secret seed and the randomized shapes in the reports (hidden "
                    "otherwise, as the board is meant for students). Do not publish what it writes.")
+@click.option("--include-practice", is_flag=True,
+              help="also count practice runs: local `grader submit --user` runs graded with a public seed")
 @click.pass_obj
 @handle_errors
 def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, gpu: str | None, fmt: str,
-                output: Path | None, reveal: bool) -> None:
-    """The class leaderboard of SLUG: best accepted secret-seed submission per user on one GPU.
+                output: Path | None, reveal: bool, include_practice: bool) -> None:
+    """The class leaderboard and gradebook of SLUG on one GPU: the best accepted secret-seed submission
+    per user, ranked, then every other roster student and every graded user, with the verdict of
+    their latest run or "no submission".
 
     Its reports hide the secret seed and the randomized shapes drawn from it unless --reveal."""
     from grader import leaderboard as boards
 
     challenge = spec.load(challenges_dir, slug)
     with store.Store.existing(db) as results:
-        data = boards.board(results, challenge, gpu, reveal=reveal)
+        data = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice)
     if fmt == "table" and output is None:
         report.render_leaderboard(data, terminal.out)
         return
@@ -540,6 +651,246 @@ def init(terminal: Terminal, slug: str, dest: Path, challenges_dir: Path, force:
     shutil.copyfile(c.starter_path, dest)
     terminal.out.print(f"wrote {dest}; next: [bold]grader run {dest}[/] (correctness) or "
                        f"[bold]grader submit {dest}[/] (correctness and timing)", highlight=False)
+
+
+# -- the class server ------------------------------------------------------------------------------------
+
+def _challenges_served(challenges_dir: Path, slugs: tuple[str, ...]) -> dict:
+    chosen = slugs or tuple(spec.list_challenges(challenges_dir))
+    return {slug: spec.load(challenges_dir, slug) for slug in chosen}
+
+
+def _resolve_backend(terminal: Terminal, backend: str) -> str:
+    """auto as what it means here, once, so every grading process grades alike."""
+    from grader import device
+
+    if backend != "auto":
+        return backend
+    if device.count() > 0:
+        return "cuda"
+    terminal.err.print("[yellow]no usable GPU: grading on the CPU emulator (correctness only, no timings)[/]",
+                       highlight=False)
+    return "emulator"
+
+
+@contextlib.contextmanager
+def _serving_lock(db: Path):
+    """One server per database: a second would claim the same queue and requeue the first's running jobs."""
+    import fcntl
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with open(db.with_name(db.name + ".serve-lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            raise UsageError(f"another `grader serve` is using {db}",
+                             hint="stop it first, or serve another class with another --db") from error
+        yield
+
+
+@cli.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
+              envvar="GRADER_DB", help="The class's results database (roster, queue, runs); created if missing.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
+@backend_option
+@engine_options
+@click.option("--challenge", "slugs", multiple=True, help="Serve only this challenge (repeatable; default: all).")
+@challenges_option
+@nvcc_option
+@cache_option
+@click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]), default="required",
+              show_default=True, help="Sandbox every compile and run; a class server refuses to grade without it "
+                                      "unless told otherwise (auto, off: only for code you trust).")
+@budget_option
+@click.option("--max-pending", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Submissions a student may have waiting or being graded, per challenge.")
+@click.option("--hourly-cap", type=click.IntRange(1, 10000), default=30, show_default=True,
+              help="Submissions a student may make per hour.")
+@click.option("--max-upload-kb", type=click.IntRange(1, 1024), default=256, show_default=True,
+              help="Largest source file accepted, in KiB.")
+@click.pass_obj
+@handle_errors
+def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engine_name: str, gpus: str | None,
+          ray_address: str | None, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None, cache_dir: Path,
+          sandbox_mode: str, timing_budget_s: float | None, max_pending: int, hourly_cap: int,
+          max_upload_kb: int) -> None:
+    """Serve a class: students submit over HTTP with their tokens, the leaderboard is live.
+
+    \b
+    grader serve --db class.sqlite3                 # then open http://127.0.0.1:8000/
+    grader roster add alice --db class.sqlite3      # prints alice's token (last line)
+    grader submit mine.cu --server http://HOST:8000 --token TOKEN
+
+    Submissions wait in a queue in the database (nothing is lost when the server stops; a job that was
+    being graded is graded again at the next start, and kept once). They are graded with the class's
+    secret seed, round-robin between students, one grading process per GPU (--gpus), or as Ray tasks
+    (--engine ray). Give yourself an instructor token (`grader roster add NAME --instructor`) for the
+    gradebook pages; deadlines: `grader deadline`."""
+    import logging
+
+    import uvicorn
+
+    from grader import batch
+    from grader.classroom import app as apps, dispatch, queue
+    from grader.classroom.engine import Config
+
+    challenges = _challenges_served(challenges_dir, slugs)
+    limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    with _serving_lock(db), store.Store.open(db) as results:
+        returned = queue.requeue_running(results)
+        if returned:
+            terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
+        backend = _resolve_backend(terminal, backend)
+        hidden = (cache_dir, db.parent)
+        config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s)
+        default_gpus = "all" if backend == "cuda" else "1"
+        engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus)
+        try:
+            served = dispatch.Class(challenges, batch.secret_seed(db), config)
+            dispatcher = dispatch.Dispatcher(db, engine, served)
+            settings = apps.Settings(db, challenges, limits, engine.describe())
+            application = apps.create_app(settings, dispatcher)
+            terminal.err.print(f"serving {', '.join(challenges)} at http://{host}:{port}/ (Ctrl-C stops; queued jobs "
+                               "wait for the next start)", highlight=False)
+            uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False)
+        finally:
+            engine.close()
+
+
+@cli.group(cls=GraderGroup)
+def roster() -> None:
+    """Who may submit to the class server: add students, import a class list, list it."""
+
+
+roster_db = click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
+                         envvar="GRADER_DB", help="The class's results database.")
+
+
+@roster.command(name="add")
+@click.argument("name")
+@roster_db
+@click.option("--instructor", is_flag=True, help="An instructor: sees the gradebook and every report.")
+@click.option("--new-token", is_flag=True, help="NAME is on the roster already: give them a new token (the old one stops working).")
+@click.pass_obj
+@handle_errors
+def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_token: bool) -> None:
+    """Add NAME and print their token on the last line (shown once: only its hash is kept)."""
+    from grader.classroom import roster as people
+
+    with store.Store.open(db) as results:
+        added = people.add(results, name, people.Role.INSTRUCTOR if instructor else people.Role.STUDENT, new_token)
+    terminal.err.print(f"{added.person.role.value} {name} added to {db}; their token (give it to them, it is not "
+                       "shown again):", highlight=False, markup=False)
+    click.echo(added.token)
+
+
+@roster.command(name="import")
+@click.argument("csv_file", type=click.Path(dir_okay=False, path_type=Path, exists=True))
+@roster_db
+@click.option("--tokens", "tokens_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write name,token lines to this file (owner-only) instead of the terminal.")
+@click.pass_obj
+@handle_errors
+def roster_import(terminal: Terminal, csv_file: Path, db: Path, tokens_file: Path | None) -> None:
+    """Add every student of CSV_FILE (a `name` column, or the first column) and print name,token lines.
+    Students already on the roster keep their tokens."""
+    from grader.classroom import roster as people
+
+    names = people.read_csv(csv_file)
+    lines, kept = ["name,token"], []
+    with store.Store.open(db) as results:
+        known = {p.name for p in people.people(results)}
+        for name in names:
+            if name in known:
+                kept.append(name)
+                continue
+            lines.append(f"{name},{people.add(results, name).token}")
+    text = "\n".join(lines) + "\n"
+    if tokens_file:
+        fd = os.open(tokens_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        terminal.err.print(f"wrote {len(lines) - 1} tokens to {tokens_file}", highlight=False)
+    else:
+        click.echo(text, nl=False)
+    if kept:
+        terminal.err.print(f"{len(kept)} already on the roster, tokens unchanged: {', '.join(kept[:10])}"
+                           + (" …" if len(kept) > 10 else ""), highlight=False, markup=False)
+
+
+@roster.command(name="list")
+@roster_db
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def roster_list(terminal: Terminal, db: Path, as_json: bool) -> None:
+    """List the roster (names and roles; tokens are never shown again)."""
+    from grader.classroom import roster as people
+
+    with store.Store.existing(db) as results:
+        found = people.people(results)
+    if as_json:
+        click.echo(json.dumps([{"name": p.name, "role": p.role.value, "added_at": p.added_at} for p in found], indent=2))
+        return
+    table = Table("name", "role", "added")
+    for p in found:
+        table.add_row(p.name, p.role.value, p.added_at[:16].replace("T", " "))
+    terminal.out.print(table)
+    terminal.err.print(f"{sum(p.role.value == 'student' for p in found)} students", style="dim", highlight=False)
+
+
+@cli.command()
+@click.argument("slug")
+@click.argument("when", required=False)
+@roster_db
+@click.option("--clear", is_flag=True, help="Remove SLUG's deadline.")
+@challenges_option
+@click.pass_obj
+@handle_errors
+def deadline(terminal: Terminal, slug: str, when: str | None, db: Path, clear: bool, challenges_dir: Path) -> None:
+    """Set SLUG's deadline (WHEN in ISO 8601, e.g. 2026-12-01T23:59; no zone: this machine's), or show it.
+    Submissions after it are still graded, and flagged late in the gradebook."""
+    import datetime
+
+    from grader.classroom import queue
+
+    spec.load(challenges_dir, slug)
+    with store.Store.open(db) as results:
+        if clear or when:
+            due = None
+            if when:
+                try:
+                    due = datetime.datetime.fromisoformat(when)
+                except ValueError as error:
+                    raise UsageError(f"{when!r} is not a date and time", hint="write it as 2026-12-01T23:59") from error
+                due = due if due.tzinfo else due.astimezone()
+            queue.set_deadline(results, slug, due)
+        shown = queue.deadlines(results).get(slug)
+    terminal.out.print(f"{slug}: " + (f"due {shown} (UTC)" if shown else "no deadline"), highlight=False)
+
+
+@cli.command()
+@click.option("--server", required=True, envvar="GRADER_SERVER", help="The class server's URL.")
+@click.option("--token", default=None, envvar="GRADER_TOKEN", help="Your token (asked for when not given).")
+@click.pass_obj
+@handle_errors
+def login(terminal: Terminal, server: str, token: str | None) -> None:
+    """Check your token with the class server and save both (owner-only), so `grader submit FILE
+    --server` needs neither."""
+    from grader.classroom import client
+
+    token = token or click.prompt("token", hide_input=True)
+    checked = client.Login(server.rstrip("/"), token.strip())
+    remote = client.Client(checked)
+    try:
+        me = remote.me()
+    finally:
+        remote.close()
+    client.save(checked)
+    terminal.out.print(f"logged in to {checked.server} as {me['name']} ({me['role']}); saved in {client.LOGIN_FILE}",
+                       highlight=False, markup=False)
 
 
 def main() -> None:

@@ -65,3 +65,12 @@ def query(ordinal: int = 0) -> DeviceInfo:
     except Exception as exc:  # CUDARuntimeError and friends: no driver, no device
         raise BackendUnavailable(f"no usable NVIDIA GPU: {exc}",
                                  hint="grade on a machine with an NVIDIA GPU and driver") from exc
+
+
+def count() -> int:
+    """How many GPUs this process can see (0 without a driver or CuPy)."""
+    try:
+        import cupy
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # no CuPy, no driver, no device: none usable
+        return 0

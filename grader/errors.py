@@ -15,6 +15,18 @@ class GraderError(Exception):
         self.message = message
         self.hint = hint
 
+    def __reduce__(self):
+        """Pickled whole, whatever the subclass's constructor takes: a grading process (grader.classroom.
+        engine) hands its errors back to the process that reports them."""
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls, args, state):
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class UsageError(GraderError):
     exit_code = ExitCode.USAGE

@@ -19,6 +19,9 @@ class ExitCode(enum.IntEnum):
     run this file (UNSUPPORTED). Each means: grade it where there is a GPU and the CUDA toolkit."""
     DATABASE = 5
     """The results database is missing, locked or damaged."""
+    SERVER = 6
+    """`grader submit --server`: the class server cannot be reached, failed, or turned the submission
+    away for now (a submission of yours still waiting, the hourly cap): try again later."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""
     INTERNAL = 70

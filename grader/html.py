@@ -6,6 +6,11 @@ escaped like the rest; each entry's report reaches the page's script as JSON ins
 `<script type="application/json">` with `<`, `>`, `&` and `'` written as \\u escapes, and the script
 shows it with textContent only. The page loads nothing: all CSS and JS are inline, and its
 Content-Security-Policy allows no fetch of any kind and no script but its own (by hash).
+
+`render(board, live=True)` is the same page for a server to serve: every few seconds it fetches its
+own address and, when the board's stamp has changed, swaps in the new table, charts and reports.
+Its policy allows that one kind of fetch (connect-src 'self'); the new nodes come from DOMParser over
+the server's own autoescaped page, moved in with importNode, never written as HTML by the script.
 """
 
 from __future__ import annotations
@@ -34,11 +39,26 @@ LEVEL_CLASSES = 7
 """Levels 1..7 have a colour of their own (CSS classes lvl-1..lvl-7); higher ones share lvl-x."""
 
 
-def render(board: dict) -> str:
+LIVE_POLL_S = 3
+"""How often a live page asks its server whether the board changed."""
+
+
+def render(board: dict, live: bool = False) -> str:
     """The complete HTML document for a leaderboard (see `grader.leaderboard.board` for its shape). The
     reports are shown as the board carries them: the board has already hidden a secret run's seed and
-    randomized shapes, unless it was made with `reveal` (then the page says it is the instructor's)."""
-    return _env().get_template(TEMPLATE).render(**_view(board))
+    randomized shapes, unless it was made with `reveal` (then the page says it is the instructor's).
+    `live`: a page served by the class server, which refreshes itself (see the module docstring)."""
+    view = _view(board)
+    view.update(live=live, stamp=stamp(board) if live else "", poll_ms=LIVE_POLL_S * 1000)
+    return _env().get_template(TEMPLATE).render(**view)
+
+
+def stamp(board: dict) -> str:
+    """A short fingerprint of what the board shows, `generated_at` aside (each render has a new one):
+    a live page swaps in the new board when the stamp changes, and only then."""
+    shown = {key: value for key, value in board.items() if key != "generated_at"}
+    text = json.dumps(_plain(shown), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
 # -- formatting filters: None, NaN and non-numbers show as a dash ------------------------------------------
@@ -188,27 +208,10 @@ def _view(board: dict) -> dict:
         if isinstance(item, dict) and _int(item.get("level")) is not None:
             levels.append({"level": _int(item.get("level")), "name": _text(item.get("name"))})
     level_names = {item["level"]: item["name"] for item in levels}
-    entries, reports = [], []
-    for index, e in enumerate(board.get("entries") or []):
-        level = _int(e.get("level"))
-        medians = e.get("median_ms") if isinstance(e.get("median_ms"), dict) else {}
-        entries.append({
-            "index": index,
-            "rank": _int(e.get("rank")) if _int(e.get("rank")) is not None else index + 1,
-            "user": _text(e.get("user"), "?"),
-            "level": level,
-            "level_name": _text(e.get("level_name")) or level_names.get(level, ""),
-            "medians": [medians.get(case) for case in cases],
-            "gflops": e.get("rate", e.get("gflops")),  # the board's rate: GFLOP/s, or GB/s (rate_label)
-            "percent_of_baseline": e.get("percent_of_baseline"),
-            "attempts": e.get("attempts"),
-            "submitted_at": e.get("submitted_at"),
-            "submission_id": e.get("submission_id"),
-            "backend": _text(e.get("backend")),
-        })
-        reports.append({"rank": entries[-1]["rank"], "user": entries[-1]["user"],
-                        "submission_id": e.get("submission_id"), "backend": e.get("backend"),
-                        "level": level, "level_name": entries[-1]["level_name"], "report": e.get("report")})
+    entries = [_row(index, e, cases, level_names, ranked=True) for index, e in enumerate(board.get("entries") or [])]
+    others = [_row(len(entries) + i, s, cases, level_names, ranked=False)
+              for i, s in enumerate(_unranked(board, {e["user"] for e in entries}))]
+    reports = [row.pop("item") for row in entries + others]  # aligned with the rows' data-index
     untimed = sum(1 for e in entries if e["level"] is None)
     return {
         "challenge": _text(board.get("challenge")),
@@ -223,6 +226,8 @@ def _view(board: dict) -> dict:
         "cases": [_case_header(c) for c in cases],
         "levels": levels,
         "entries": entries,
+        "others": others,
+        "failing": sum(1 for o in others if o["status"] != NO_SUBMISSION),
         "reports": reports,
         "untimed": untimed,
         "attempts_total": sum(len(a) for a in (board.get("history") or {}).values() if isinstance(a, list)),
@@ -230,6 +235,49 @@ def _view(board: dict) -> dict:
         "distribution": _distribution_chart(board, levels),
         "history": _history_chart(board, entries, cases[0] if cases else None),
     }
+
+
+NOT_ACCEPTED, NO_SUBMISSION = "not accepted", "no submission"
+STATUS_ORDER = {"accepted": 0, NOT_ACCEPTED: 1, NO_SUBMISSION: 2}
+
+
+def _unranked(board: dict, ranked: set[str]) -> list[dict]:
+    """The gradebook's rows below the ranking (`students` of a board, where it has them): students with
+    nothing accepted, then those with no submission, in the board's order."""
+    return [s for s in board.get("students") or []
+            if isinstance(s, dict) and s.get("status") != "accepted" and _text(s.get("user"), "?") not in ranked]
+
+
+def _row(index: int, e: dict, cases: list[str], level_names: dict[int, str], ranked: bool) -> dict:
+    """A table row, with `item`: what the page's script shows when the row is clicked (None: nothing
+    to show, a student with no submission)."""
+    level = _int(e.get("level"))
+    medians = e.get("median_ms") if isinstance(e.get("median_ms"), dict) else {}
+    status = "accepted" if ranked else (NO_SUBMISSION if e.get("status") == NO_SUBMISSION else NOT_ACCEPTED)
+    row = {
+        "index": index,
+        "rank": (_int(e.get("rank")) if _int(e.get("rank")) is not None else index + 1) if ranked else None,
+        "user": _text(e.get("user"), "?"),
+        "level": level,
+        "level_name": _text(e.get("level_name")) or level_names.get(level, ""),
+        "medians": [medians.get(case) for case in cases],
+        "gflops": e.get("rate", e.get("gflops")),  # the board's rate: GFLOP/s, or GB/s (rate_label)
+        "percent_of_baseline": e.get("percent_of_baseline"),
+        "attempts": e.get("attempts"),
+        "submitted_at": e.get("submitted_at"),
+        "submission_id": e.get("submission_id"),
+        "backend": _text(e.get("backend")),
+        "late": e.get("late") is True, "practice": e.get("practice") is True,
+        "status": status, "status_order": STATUS_ORDER[status],
+        "status_text": (_text(e.get("best_verdict")) or status) if status == NOT_ACCEPTED else status,
+        "clickable": ranked or e.get("report") is not None,
+    }
+    item = {"rank": row["rank"], "user": row["user"], "submission_id": e.get("submission_id"),
+            "backend": e.get("backend"), "level": level, "level_name": row["level_name"], "report": e.get("report")}
+    if not ranked:
+        item["status"] = row["status_text"]
+    row["item"] = item if row["clickable"] else None
+    return row
 
 
 def _case_header(label: str) -> dict:

@@ -120,14 +120,17 @@ def grade(source: sources.Source, challenge: Challenge, backend: Backend, option
     return _report(state, display_path, verdict, message, built, checked, timed, clock() - started, output)
 
 
-def unreadable(error: sources.SourceError, display_path: str, challenge: Challenge, backend: Backend,
+def unreadable(error: sources.SourceError, display_path: str, challenge: Challenge, environment,
                options: Options) -> GradeReport:
     """The report for a file the grader would not read (empty, binary, too large, gone): a compile
     error, since there is nothing to compile, saying why. The command line refuses such a file as
-    bad usage; a batch records this for the student and goes on with the class."""
+    bad usage; a batch records this for the student and goes on with the class. Nothing runs, so only
+    where it would have run (`environment`, a backends.Environment) is asked for."""
     built = build.BuildResult(build.BuildStatus.COMPILE_ERROR, f"{error.message} ({error.hint})")
-    state = _Run(challenge, backend, options, NoProgress())
-    return _report(state, display_path, Verdict.COMPILE_ERROR, built.message, built, (), (), 0.0)
+    c = challenge
+    return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version, options.mode,
+                       options.seed, Verdict.COMPILE_ERROR, built.message, built, (), (), environment,
+                       c.baseline_label, __version__, 0.0, 0.0, secret=options.secret)
 
 
 # --------------------------------------------------------------------------- build

@@ -6,8 +6,10 @@ import json
 import math
 import re
 
+from rich import box
 from rich.console import Console, Group
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -240,7 +242,13 @@ def _sanitizer_panel(findings) -> Panel:
     return Panel(Group(*lines), title="compute-sanitizer", title_align="left", border_style="yellow")
 
 
+NAMES_SHOWN = 20
+"""At most this many names per verdict in a batch's summary; the gradebook (`grader leaderboard`) has them all."""
+
+
 def render_batch_summary(summary, total: int, db, console: Console) -> None:
+    """The verdict counts, then who was not accepted, by verdict: the students an instructor has to
+    talk to, named here so nobody has to dig them out of the gradebook."""
     table = Table(title=f"batch: {total} submissions ({summary.graded} graded now, {summary.skipped} graded before)",
                   title_justify="left")
     table.add_column("verdict")
@@ -248,23 +256,101 @@ def render_batch_summary(summary, total: int, db, console: Console) -> None:
     for verdict, count in summary.verdicts.most_common():
         table.add_row(_verdict_text(Verdict[verdict]), str(count))
     console.print(table)
+    for verdict, users in sorted(summary.not_accepted.items(), key=lambda item: (-len(item[1]), item[0])):
+        console.print(_names_line(verdict, users))
     if summary.fastest:
-        console.print(f"fastest accepted: {escape(summary.fastest[0])} ({summary.fastest[1]:.3f} ms, geometric mean)")
+        console.print(f"fastest accepted: {escape(visible(summary.fastest[0]))} "
+                      f"({summary.fastest[1]:.3f} ms, geometric mean)")
     console.print(Text(f"results in {db}; `grader leaderboard` ranks them", style="dim"))
 
 
+def _names_line(verdict: str, users: list[str]) -> Text:
+    """"WRONG_ANSWER (5): bob, carol and 3 more". Plain Text, never markup, and control characters
+    made visible: a student's folder name is theirs to choose, "[red]" or an escape sequence alike."""
+    shown = ", ".join(visible(user) for user in users[:NAMES_SHOWN])
+    more = f" and {len(users) - NAMES_SHOWN} more" if len(users) > NAMES_SHOWN else ""
+    return Text.assemble(_verdict_text(Verdict[verdict]), f" ({len(users)}): ", shown, more)
+
+
 def render_leaderboard(data: dict, console: Console) -> None:
-    table = Table(title=f"{data['title']} · {data['gpu']} · {len(data['entries'])} students", title_justify="left")
-    short = [c.split(" ")[0] for c in data["cases"]]  # "leetgpu 8192×6144×4096" -> "leetgpu"
-    for column in ("rank", "user", "level", *[f"{name}\nms" for name in short], data["rate_label"],
-                   f"% {data['baseline_label'] or 'baseline'}", "attempts", "submitted"):
-        table.add_column(column, justify="left" if column in ("user", "submitted") else "right")
-    for e in data["entries"]:
-        table.add_row(str(e["rank"]), Text(visible(e["user"])), str(e["level"]) if e["level"] is not None else "—",
-                      *[f"{e['median_ms'][c]:.3f}" if c in e["median_ms"] else "—" for c in data["cases"]],
-                      f"{e['rate']:,.0f}" if e["rate"] else "—",
-                      f"{e['percent_of_baseline']:.0f}%" if e["percent_of_baseline"] else "—",
-                      str(e["attempts"]), e["submitted_at"][:16].replace("T", " "))
+    """The gradebook: every student, one line each (`students`; an older board without it, its ranked
+    entries). A table wider than the terminal squeezes its cells into columns of fragments, so the
+    figures shown are the most that fit: the per-case times, else their geometric mean, then fewer
+    figures, none where no run has timings (the CPU emulator cannot time, place or rate a kernel);
+    the last columns are written shorter before a figure is dropped."""
+    rows = data.get("students", data["entries"])
+    ranked = sum(1 for row in rows if row.get("rank") is not None)
+    title = f"{data['title']} · {data['gpu']} · {ranked} of {len(rows)} students ranked"
+    tables = [_board_table(title, plan, rows) for plan in _board_plans(data, rows)]
+    wide = console.options.update_width(10_000)
+    table = next((t for t in tables if Measurement.get(console, wide, t).maximum <= console.width), tables[-1])
     if not data["entries"]:
         console.print(Text("no accepted submissions yet", style="dim"))
     console.print(table)
+
+
+def _board_table(title: str, columns: list[tuple], rows: list[dict]) -> Table:
+    """Only the user column wraps: where nothing else fits, a long name folds, and every figure stays whole."""
+    table = Table(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD)  # text, never markup
+    for header, justify, _ in columns:
+        table.add_column(header, justify=justify, no_wrap=header != "user", overflow="fold")
+    for row in rows:
+        table.add_row(*[cell(row) for _, _, cell in columns])
+    return table
+
+
+def _board_plans(data: dict, rows: list[dict]) -> list[list[tuple]]:
+    """The column sets to try, widest first: (header, justification, cell of a row)."""
+    head = [("#", "right", lambda r: "" if r.get("rank") is None else str(r["rank"])),
+            ("user", "left", lambda r: Text(visible(r["user"]))),
+            ("status", "left", _status_cell)]
+    tails = [_board_tail(data, short=False), _board_tail(data, short=True)]
+    if not any(row.get("median_ms") for row in rows):
+        return [head + tail for tail in tails]
+    level = [("level", "right", lambda r: str(r["level"]) if r.get("level") is not None else "—")]
+    cases = [(f"{case.split(' ')[0]}\nms", "right", lambda r, case=case: _ms(r["median_ms"].get(case)))
+             for case in data["cases"]]  # "leetgpu 8192×6144×4096" -> "leetgpu"
+    mean = [("time\nms", "right", lambda r: _ms(r.get("time_ms")))]
+    rate = [(data["rate_label"], "right", lambda r: f"{r['rate']:,.0f}" if r.get("rate") else "—")]
+    base = [(f"% {data['baseline_label'] or 'baseline'}", "right",
+             lambda r: f"{r['percent_of_baseline']:.0f}%" if r.get("percent_of_baseline") else "—")]
+    figures = [level + cases + rate + base, level + mean + rate + base, level + mean + base, level + mean, level]
+    return [head + shown + tail for shown in figures for tail in tails]
+
+
+def _board_tail(data: dict, short: bool) -> list[tuple]:
+    """Attempts, late (and practice), submitted; `short`: "tries", one "notes" column, no year."""
+    practice = bool(data.get("practice_included"))
+    attempts = lambda r: str(r["attempts"])
+    when = lambda r: _when(r.get("submitted_at"), short)
+    if short:
+        return [("tries", "right", attempts), ("notes" if practice else "late", "left", lambda r: _notes(r, practice)),
+                ("submitted", "left", when)]
+    flags = [("late", "left", lambda r: _notes(r, False))]
+    if practice:
+        flags.append(("practice", "left", lambda r: "yes" if r.get("practice") else ""))
+    return [("attempts", "right", attempts), *flags, ("submitted", "left", when)]
+
+
+def _notes(row: dict, practice: bool) -> Text:
+    words = (["late"] if row.get("late") else []) + (["practice"] if practice and row.get("practice") else [])
+    return Text(" ".join(words), style="yellow")
+
+
+def _when(submitted_at: str | None, short: bool) -> str:
+    """"2026-11-21 13:00" (UTC), or "11-21 13:00" where the year does not fit."""
+    return submitted_at[5 if short else 0:16].replace("T", " ") if submitted_at else "—"
+
+
+def _status_cell(row: dict) -> Text:
+    """"accepted", the verdict of the latest run where none was accepted, or "no submission"."""
+    status = row.get("status", "accepted")
+    if status == "accepted":
+        return Text("accepted", style="green")
+    if row.get("best_verdict") is None:
+        return Text(status, style="dim")
+    return Text(visible(str(row["best_verdict"])), style="red")
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.3f}"

@@ -47,7 +47,12 @@ class SourceError(Exception):
 def read(path: Path, display_path: str | None = None) -> Source:
     """The file's text, read through one descriptor opened without following a final symbolic link."""
     shown = display_path or str(path)
-    data = _read_bytes(path, shown)
+    return checked(_read_bytes(path, shown), shown)
+
+
+def checked(data: bytes, shown: str) -> Source:
+    """The Source of bytes that came from elsewhere (an upload): refused, as `read` refuses a file, if
+    they are binary or blank. The caller has capped their size."""
     if b"\0" in data[:SNIFF_BYTES]:
         raise SourceError(Problem.BINARY, f"{shown} is not a text file (it holds NUL bytes): the grader expects "
                                           "CUDA source", "pass your .cu file, not a compiled library or object file")

@@ -7,10 +7,12 @@ any. The schema changes through named, ordered migrations recorded in the databa
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,11 +77,51 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE timings ADD COLUMN gbps REAL;
         ALTER TABLE timings ADD COLUMN percent_of_bandwidth REAL
     """),
+    # The class server (grader/classroom): the roster with hashed tokens, the submission queue (nothing
+    # lost when the server stops), deadlines; a run knows the queued submission it grades, and at most
+    # one run may grade a submission (the unique index: a job is graded exactly once).
+    ("0003_classroom", """
+        CREATE TABLE people (
+            name TEXT PRIMARY KEY,
+            role TEXT NOT NULL,
+            token_hash TEXT NOT NULL UNIQUE,
+            added_at TEXT NOT NULL
+        );
+        CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            user TEXT NOT NULL,
+            challenge TEXT NOT NULL,
+            filename TEXT NOT NULL,
+            source TEXT NOT NULL,
+            source_hash TEXT NOT NULL,
+            submitted_at TEXT NOT NULL,
+            late INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            claim_seq INTEGER,
+            claims INTEGER NOT NULL DEFAULT 0,
+            run_id INTEGER REFERENCES runs(id),
+            finished_at TEXT,
+            report_text TEXT
+        );
+        CREATE INDEX submissions_by_state ON submissions (state, id);
+        CREATE INDEX submissions_by_user ON submissions (user, challenge, state);
+        CREATE TABLE deadlines (
+            challenge TEXT PRIMARY KEY,
+            due_at TEXT NOT NULL
+        );
+        ALTER TABLE runs ADD COLUMN submission_id INTEGER;
+        ALTER TABLE runs ADD COLUMN late INTEGER NOT NULL DEFAULT 0;
+        CREATE UNIQUE INDEX runs_by_submission ON runs (submission_id) WHERE submission_id IS NOT NULL
+    """),
 )
 
 
 class StoreError(GraderError):
     exit_code = ExitCode.DATABASE
+
+
+class AlreadyGraded(Exception):
+    """A queued submission's run was offered twice: the second is dropped (never a user's error)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +137,9 @@ class Run:
     graded_at: str
     secret_seed: bool
     report: dict
+    late: bool = False
+    """Graded for a submission made after its challenge's deadline (the class server)."""
+    submission_id: int | None = None
 
     @property
     def secret(self) -> bool:
@@ -142,6 +187,9 @@ class Store:
             db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA journal_mode=WAL")
+            # commits reach the WAL file before they return, with no fsync each: a process killed at any
+            # point (kill -9 included) loses nothing committed; only a power cut may lose the last ones
+            db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
             store = cls(path, db)
             store._migrate()
@@ -151,6 +199,21 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """A write transaction, all of it or nothing. Writers in one process queue on a lock first, so
+        they never meet in SQLite's busy handler, which sleeps in steps of up to 100 ms (a class
+        server's 50 uploads at once waited 600 ms there); other processes still wait on the file lock."""
+        with _writer_lock(self.path):
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def __enter__(self) -> "Store":
         return self
@@ -179,11 +242,16 @@ class Store:
         return [row["name"] for row in self.db.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
     # -- writing
-    def record(self, report: GradeReport, user: str, source_path: Path, source: Source, secret_seed: bool) -> int:
+    def record(self, report: GradeReport, user: str, source_path: Path | str, source: Source, secret_seed: bool,
+               submission_id: int | None = None, late: bool = False, shown_text: str | None = None) -> int:
         """Keep one grading run, all of it or nothing: the whole report, secret seed and randomized shapes
         included (the database is the instructor's, owner-only); what students see is redacted where
         it is made (grader.results.public). A report marked secret is stored as secret either way.
-        `source` is the Source that was graded, text and hash as read (the hash of the file's bytes)."""
+        `source` is the Source that was graded, text and hash as read (the hash of the file's bytes).
+        With `submission_id` (a queued submission, grader.classroom.queue) the same transaction marks it
+        done; a submission already done (graded by another worker, or before a restart) is refused with
+        AlreadyGraded and nothing is kept, so a job is graded exactly once. `shown_text` is the report as
+        the student sees it, rendered (the public view of a secret run), kept with the submission."""
         secret_seed = secret_seed or report.secret
         data = to_json(report)
         env = report.environment
@@ -191,21 +259,31 @@ class Store:
         row = (user, report.challenge, report.challenge_version, str(source_path), source.sha256, source.text,
                env.backend, env.gpu, env.driver, env.nvcc, report.grader_version, report.seed, int(secret_seed),
                report.mode.value, report.verdict.name, report.message, placement.level if placement else None,
-               report.wall_s, _now(), json.dumps(data))
+               report.wall_s, _now(), json.dumps(data), submission_id, int(late))
         try:
-            self.db.execute("BEGIN IMMEDIATE")
-            run_id = self.db.execute(
-                "INSERT INTO runs (user, challenge, challenge_version, source_path, source_hash, source, backend, gpu, "
-                "driver, nvcc, grader_version, seed, secret_seed, mode, verdict, message, level, wall_s, graded_at, "
-                "report) VALUES (" + ", ".join("?" * len(row)) + ")", row).lastrowid
-            self._record_cases(run_id, report)
-            self._record_timings(run_id, report)
-            self.db.execute("COMMIT")
+            with self.transaction():
+                run_id = self.db.execute(
+                    "INSERT INTO runs (user, challenge, challenge_version, source_path, source_hash, source, backend, "
+                    "gpu, driver, nvcc, grader_version, seed, secret_seed, mode, verdict, message, level, wall_s, "
+                    "graded_at, report, submission_id, late) VALUES (" + ", ".join("?" * len(row)) + ")", row).lastrowid
+                self._record_cases(run_id, report)
+                self._record_timings(run_id, report)
+                if submission_id is not None:
+                    self._finish_submission(submission_id, run_id, shown_text)
             return run_id
-        except sqlite3.DatabaseError as exc:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+        except sqlite3.IntegrityError as exc:
+            if submission_id is not None and "submission_id" in str(exc):
+                raise AlreadyGraded(f"submission {submission_id} has a run already") from exc
             raise _explain(exc, self.path) from exc
+        except sqlite3.DatabaseError as exc:
+            raise _explain(exc, self.path) from exc
+
+    def _finish_submission(self, submission_id: int, run_id: int, shown_text: str | None) -> None:
+        done = self.db.execute("UPDATE submissions SET state = 'done', run_id = ?, finished_at = ?, report_text = ? "
+                               "WHERE id = ? AND state = 'running'",
+                               (run_id, _now(), shown_text, submission_id)).rowcount
+        if done != 1:
+            raise AlreadyGraded(f"submission {submission_id} is not running (graded already, or never claimed)")
 
     def _record_cases(self, run_id: int, report: GradeReport) -> None:
         for position, case in enumerate(report.cases):
@@ -248,12 +326,29 @@ class Store:
             rows = self.db.execute(sql + " ORDER BY id", args).fetchall()
         except sqlite3.DatabaseError as exc:
             raise _explain(exc, self.path) from exc
-        return [Run(r["id"], r["user"], r["challenge"], r["source_hash"], r["backend"], r["gpu"], r["verdict"], r["level"],
-                    r["graded_at"], bool(r["secret_seed"]), json.loads(r["report"])) for r in rows]
+        return [_run(r) for r in rows]
+
+    def run(self, run_id: int) -> Run | None:
+        row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return _run(row) if row else None
 
     def gpus(self, challenge: str) -> list[tuple[str | None, int]]:
         return [(r[0], r[1]) for r in self.db.execute(
             "SELECT gpu, COUNT(*) FROM runs WHERE challenge = ? GROUP BY gpu ORDER BY COUNT(*) DESC", (challenge,))]
+
+
+_WRITERS: dict[str, threading.Lock] = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+def _writer_lock(path: Path) -> threading.Lock:
+    with _WRITERS_LOCK:
+        return _WRITERS.setdefault(str(path), threading.Lock())
+
+
+def _run(r: sqlite3.Row) -> Run:
+    return Run(r["id"], r["user"], r["challenge"], r["source_hash"], r["backend"], r["gpu"], r["verdict"], r["level"],
+               r["graded_at"], bool(r["secret_seed"]), json.loads(r["report"]), bool(r["late"]), r["submission_id"])
 
 
 def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
@@ -269,6 +364,11 @@ def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
 
 def _finite(value: float | None) -> float | None:
     return value if value is not None and value == value and abs(value) != float("inf") else None
+
+
+def now() -> str:
+    """The store's clock: UTC, ISO 8601, to the second."""
+    return _now()
 
 
 def _now() -> str:

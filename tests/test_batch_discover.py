@@ -17,6 +17,7 @@ from grader.backends import Environment
 from grader.errors import SpecError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import GradeReport, Mode
+from grader.classroom.engine import Config, InProcessEngine
 from grader.store import Store
 from grader.verdict import Verdict
 
@@ -215,8 +216,12 @@ def class_folder(tmp_path) -> Path:
 def _grade_all(folder: Path, db: Path, matmul, progress=None) -> batch.Summary:
     options = pipeline.Options(Mode.SUBMIT, 7, None, secret=True)
     with Store.open(db) as store:
-        return batch.grade_all(batch.discover(folder).require_submissions(), matmul, FakeBackend(), store, options,
-                               progress)
+        return batch.grade_all(batch.discover(folder).require_submissions(), matmul, in_process(matmul), store,
+                               options, progress)
+
+
+def in_process(challenge) -> InProcessEngine:
+    return InProcessEngine(Config(challenge.root.parent), FakeBackend())
 
 
 def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp_path, class_folder, matmul,
@@ -325,7 +330,7 @@ def test_the_text_graded_is_the_text_stored_though_the_file_changes_meanwhile(tm
     write(class_folder / "bob.cu", "// rewritten after it was found\n")
     db = tmp_path / "results.sqlite3"
     with Store.open(db) as store:
-        batch.grade_all(submissions, matmul, FakeBackend(), store, pipeline.Options(Mode.SUBMIT, 7, None, secret=True))
+        batch.grade_all(submissions, matmul, in_process(matmul), store, pipeline.Options(Mode.SUBMIT, 7, None, secret=True))
     with sqlite3.connect(db) as c:
         kept = {user: (text, digest) for user, text, digest in c.execute("SELECT user, source, source_hash FROM runs")}
     found = KERNEL + "// bob\n"

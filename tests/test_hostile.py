@@ -71,7 +71,7 @@ def graded(path: Path, display_path: str, challenge, backend, options: pipeline.
     try:
         submitted = read(path, display_path)
     except sources.SourceError as error:
-        return pipeline.unreadable(error, display_path, challenge, backend, options)
+        return pipeline.unreadable(error, display_path, challenge, backend.environment(), options)
     return pipeline.grade(submitted, challenge, backend, options)
 
 

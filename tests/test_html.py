@@ -1,15 +1,20 @@
 """The static leaderboard page (grader.html): a self-contained document, every user-controlled string
 shown as text (in the table, the SVG charts and the embedded report JSON), charts that match the data,
-and the empty board. tests/test_browser.py drives the same page in a real browser."""
+the empty board, the gradebook's unranked students, and the live page a server serves.
+tests/test_browser.py drives the same page in a real browser."""
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import base64
+import contextlib
+import copy
+import functools
+import hashlib
+import http.server
 import json
 import math
 import re
+import threading
 from html.parser import HTMLParser
 
 import pytest
@@ -370,3 +375,165 @@ def test_the_detail_view_writes_a_hidden_seed_as_secret(page):
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
     assert "function seedText(report)" in script and 'return "secret"' in script
     assert "seedText(report)]" in script
+
+
+# --------------------------------------------------------------------------- the gradebook: every student
+
+XSS_NAME = "<svg onload=alert(7)>"
+
+
+def _unranked(user: str, verdict: str | None, seed: int) -> dict:
+    """A gradebook row below the ranking: nothing accepted (`verdict`, with its report) or no submission."""
+    report = None if verdict is None else _report(user, None, {}, seed=seed, verdict=verdict, message=f"{verdict} here")
+    return {"rank": None, "user": user, "status": "no submission" if verdict is None else "not accepted",
+            "best_verdict": verdict, "level": None, "level_name": None, "time_ms": None, "median_ms": {},
+            "rate": None, "percent_of_baseline": None, "attempts": 0 if verdict is None else 2, "late": False,
+            "practice": False, "submitted_at": None if verdict is None else "2026-11-04T10:00:00+00:00",
+            "submission_id": None if verdict is None else 300 + seed, "backend": None if verdict is None else "cuda",
+            "report": report}
+
+
+def make_gradebook(users: dict | None = None) -> dict:
+    """make_board's class as grader.leaderboard.board gives it now, with `students`: the ranked users
+    (alice's run late), then two with nothing accepted (one named like a tag), then two with no submission."""
+    board = make_board(users)
+    for entry in board["entries"]:
+        entry.update(late=entry["user"] == "alice", practice=False)
+    board["students"] = [dict(e, status="accepted", best_verdict="ACCEPTED") for e in board["entries"]] + [
+        _unranked("mallory", "WRONG_ANSWER", 1), _unranked(XSS_NAME, "COMPILE_ERROR", 2),
+        _unranked("nora", None, 3), _unranked("oscar", None, 4)]
+    return board
+
+
+def _row_of(page: str, user: str) -> str:
+    cell = re.escape(f'<td class="user" data-sort="{escape(user)}">')
+    found = re.search(rf"<tr[^>]*>\s*<td[^>]*>[^<]*</td>\s*{cell}.*?</tr>", page, re.S)
+    assert found, user
+    return found.group(0)
+
+
+def test_the_gradebook_page_lists_every_student():
+    board = make_gradebook()
+    page = html.render(board)
+    ranked = len(board["entries"])
+    assert re.findall(r'<tr[^>]*data-index="(\d+)"', page) == [str(i) for i in range(ranked + 4)]
+    assert re.findall(r'<tr tabindex="0" data-index="(\d+)"', page) == [str(i) for i in range(ranked + 2)]
+    assert 'data-key="status"' in page and "2 not accepted · 2 no submission" in page
+    mallory = _row_of(page, "mallory")
+    assert 'class="unranked"' in mallory and ">WRONG_ANSWER<" in mallory and 'class="num rank missing"' in mallory
+    nora = _row_of(page, "nora")
+    assert 'class="unranked no-report"' in nora and "tabindex" not in nora and ">no submission<" in nora
+    assert ">accepted<" in _row_of(page, "carol") and '<span class="tag tag-late">late</span>' in _row_of(page, "alice")
+    assert XSS_NAME not in page and str(escape(XSS_NAME)) in _row_of(page, XSS_NAME)
+    _, reports = _embedded_json(page)
+    assert [item and item["user"] for item in reports] == [e["user"] for e in board["entries"]] + [
+        "mallory", XSS_NAME, None, None]
+    assert reports[ranked]["status"] == "WRONG_ANSWER" and reports[ranked]["report"]["verdict"] == "WRONG_ANSWER"
+    assert "status" not in reports[0]
+
+
+def test_a_page_without_students_has_no_status_column(page):
+    assert 'data-key="status"' not in page and 'class="unranked' not in page
+
+
+def test_a_class_with_nothing_accepted_yet_still_lists_its_students():
+    page = html.render(make_gradebook({}))
+    assert "No accepted submissions yet." in page and 'id="board"' in page and 'id="chart-levels"' not in page
+    assert [_row_of(page, user) for user in ("mallory", "nora", "oscar")]
+
+
+# --------------------------------------------------------------------------- live mode
+
+def _policy(page: str) -> str:
+    return re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page).group(1)
+
+
+def test_a_live_page_may_fetch_itself_and_carries_the_board_stamp(board):
+    live, static = html.render(board, live=True), html.render(board)
+    assert "connect-src 'self'" in _policy(live) and "connect-src" not in _policy(static)
+    assert f'<main class="wrap" data-stamp="{html.stamp(board)}"' in live
+    assert "data-stamp" not in static and 'id="live-note"' not in static and 'id="live-note"' in live
+    for page in (live, static):
+        script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+        assert f"script-src '{html.csp_hash(script)}'" in _policy(page)
+        assert "innerHTML" not in script and "insertAdjacentHTML" not in script and "eval(" not in script
+    assert "fetch(" in live and "fetch(" not in static and "DOMParser" not in static
+
+
+def test_the_stamp_changes_with_the_board_and_not_with_the_clock():
+    board = make_gradebook()
+    later = dict(board, generated_at="2026-11-22T08:00:00+00:00")
+    assert html.stamp(later) == html.stamp(board) and re.fullmatch(r"[0-9a-f]{16}", html.stamp(board))
+    changed = copy.deepcopy(board)
+    changed["entries"][0]["median_ms"][CASES[0]] = 9.7
+    assert html.stamp(changed) != html.stamp(board)
+    changed = copy.deepcopy(board)
+    changed["students"][-1] = _unranked("oscar", "RUNTIME_ERROR", 5)
+    assert html.stamp(changed) != html.stamp(board)
+
+
+def test_a_live_page_in_chromium_swaps_in_the_new_board(tmp_path):
+    """Served over HTTP as the class server serves it: a not-accepted row opens its report, a row with no
+    submission opens nothing; when the board changes, the page shows the new one within a few seconds,
+    in the reader's sort order, without a reload and without fetching anything but itself."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    from test_browser import CHROMIUM, LAUNCH_ARGS
+
+    if CHROMIUM is None:
+        pytest.skip("no chromium on PATH (Debian package `chromium`; bash tests/browser_setup.sh)")
+    (tmp_path / "board.html").write_text(html.render(make_gradebook(), live=True), encoding="utf-8")
+    with _serving(tmp_path) as origin, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS, timeout=60000)
+        try:
+            page = browser.new_page()
+            problems, requests = [], []
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
+            page.on("console", lambda msg: problems.append(msg.text) if msg.type in ("error", "warning") else None)
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(f"{origin}/board.html", wait_until="load")
+            _check_live_page(page, tmp_path)
+        finally:
+            browser.close()
+    assert problems == [] and {url for url in requests} == {f"{origin}/board.html"}
+
+
+def _check_live_page(page, folder) -> None:
+    row = lambda user: page.locator(f"#board tbody tr:has(td.user[data-sort='{user}'])")
+    row("mallory").click()
+    assert page.locator("#detail-title").inner_text() == "mallory · WRONG_ANSWER"
+    assert "not placed (not accepted)" in page.locator("#detail").inner_text()
+    page.locator("#detail-close").click()
+    row("nora").click()
+    assert page.locator("#detail").is_hidden()
+    button = page.locator("#board thead th[data-key=user] button")
+    button.click()
+    button.click()  # by user, descending
+    users = lambda: page.eval_on_selector_all("#board tbody tr", "rows => rows.map(r => r.cells[1].dataset.sort)")
+    assert users() == sorted(users(), key=str.casefold, reverse=True)
+    changed = make_gradebook()
+    changed["students"][-2] = _unranked("nora", "RUNTIME_ERROR", 6)
+    (folder / "board.html").write_text(html.render(changed, live=True), encoding="utf-8")
+    page.locator("#live-note").filter(has_text=re.compile(r"^updated \d\d:\d\d:\d\d$")).wait_for(timeout=20000)
+    assert row("nora").locator("td.status").inner_text() == "RUNTIME_ERROR"
+    assert users() == sorted(users(), key=str.casefold, reverse=True)
+    assert page.locator("#board thead th[data-key=user]").get_attribute("aria-sort") == "descending"
+    row("nora").click()
+    assert page.locator("#detail-title").inner_text() == "nora · RUNTIME_ERROR"
+    assert page.locator("script").count() == 2 and page.locator("#board").count() == 1
+
+
+@contextlib.contextmanager
+def _serving(folder):
+    """`folder` over HTTP on a free local port, as the class server would serve the page."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -135,3 +135,25 @@ def test_a_memory_bound_challenge_shows_bandwidth_not_flops():
     assert "GFLOP/s" not in text and "% FP32 peak" not in text
     data = json.loads(report.as_json(grade_report(performance=[p])))
     assert round(data["performance"][0]["gbps"]) == 3660 and data["performance"][0]["gflops"] is None
+
+
+def test_a_batch_summary_names_who_was_not_accepted():
+    """`grader grade` ends with the students to talk to, by verdict: 20 names at most per verdict (the
+    gradebook has them all), folder names shown as text, never as markup or terminal escapes."""
+    from grader import batch
+
+    summary = batch.Summary()
+    for n in range(25):
+        batch._count(summary, f"student{n:02d}", grade_report(Verdict.WRONG_ANSWER))
+    batch._count(summary, "[red]mallory[/red]\x1b[2J", grade_report(Verdict.COMPILE_ERROR))
+    batch._count(summary, "alice", grade_report(performance=[perf()]))
+    assert summary.not_accepted == {"WRONG_ANSWER": [f"student{n:02d}" for n in range(25)],
+                                    "COMPILE_ERROR": ["[red]mallory[/red]\x1b[2J"]}
+    console = Console(record=True, width=400)
+    report.render_batch_summary(summary, 27, "results.sqlite3", console)
+    text = console.export_text()
+    assert "WRONG_ANSWER (25): student00, student01, " in text and "student19 and 5 more" in text
+    assert "student20" not in text
+    assert "COMPILE_ERROR (1): [red]mallory[/red]\\x1b[2J" in text and "\x1b" not in text
+    assert text.index("WRONG_ANSWER (25)") < text.index("COMPILE_ERROR (1)")  # the most common first
+    assert "fastest accepted: alice" in text and "ACCEPTED (" not in text

@@ -126,7 +126,11 @@ def test_a_database_from_before_the_bandwidth_columns_is_migrated_with_nothing_l
     db = tmp_path / "r.sqlite3"
     monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:1])
     with store.Store.open(db) as old:  # a run recorded before the migration: the old INSERT, by hand
-        run_id = old.record(grade_report(), "alice", tmp_path / "a.cu", text_source("x"), False)
+        run_id = old.db.execute(
+            "INSERT INTO runs (user, challenge, challenge_version, source_path, source_hash, source, backend, "
+            "grader_version, seed, secret_seed, mode, verdict, message, wall_s, graded_at, report) VALUES "
+            "('alice', 'matmul', 1, 'a.cu', 'h', 'x', 'cuda', '0', 1, 0, 'submit', 'ACCEPTED', '', 1.0, "
+            "'2026-01-01T00:00:00+00:00', '{}')").lastrowid
         old.db.execute("INSERT INTO timings (run_id, case_label, verdict, median_ms, gflops, baseline_ms, "
                        "percent_of_baseline, samples_ms) VALUES (?, 'leetgpu', 'ACCEPTED', 81.6, 50525, 8.14, 10, '[]')",
                        (run_id,))

@@ -1,0 +1,350 @@
+"""Where grading jobs run. Every engine runs `run_task` (the job layer, grader.job) on a `Task` and
+hands back an `Outcome`; the dispatcher (the server) or the batch keeps what comes back.
+
+- `InProcessEngine`: in the calling process, on a backend it already has (`grader grade` on one GPU).
+- `LocalEngine`: one long-lived process per GPU, each seeing only its GPU (CUDA_VISIBLE_DEVICES set
+  before CUDA starts in it), or N processes on the emulator. The default; needs nothing installed.
+- `RayEngine` (`pip install -e '.[ray]'`): each job a Ray task asking for one GPU (one CPU on the
+  emulator), on a local Ray instance or a cluster. A node whose grader or challenge differs from the
+  server's is refused, by a probe on every node when the engine starts and by every task itself.
+
+Grading processes never touch the results database: the secret seed reaches them inside the task,
+and only the process that owns the database keeps reports.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import hashlib
+import multiprocessing
+import os
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from grader import __version__
+from grader.errors import GraderError, UsageError
+from grader.results import GradeReport
+from grader.source import Source
+
+
+@dataclass(frozen=True)
+class Config:
+    """How every job of one server or batch is graded (the command line's choices)."""
+
+    challenges_dir: Path
+    backend: str = "auto"
+    nvcc: str | None = None
+    cache_dir: Path = Path.home() / ".cache" / "cuda-grader"
+    sandbox_mode: str = "auto"
+    hidden: tuple[Path, ...] = ()
+    """Folders the sandbox hides from submissions besides the private ones (cache, database folder)."""
+    timing_budget_s: float | None = None
+    placement: bool = True
+
+
+@dataclass(frozen=True)
+class Task:
+    key: int
+    """The caller's name for the job (a submission id, an index into a batch)."""
+    source: Source
+    challenge: str
+    seed: int
+    secret: bool
+    grader_version: str = __version__
+    fingerprint: str | None = None
+    """The challenge's fingerprint where the task was made: a worker with another one refuses it."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    key: int
+    report: GradeReport | None
+    error: str | None = None
+    """The grader's own failure on this job (type and message), when there is no report."""
+    traceback: str | None = None
+    fatal: GraderError | None = None
+    """A failure that would repeat for every job (no GPU, a broken challenge, another grader version):
+    not the student's fault, so never kept as theirs; `raise_fatal` raises it where the caller is."""
+
+    def raise_fatal(self) -> None:
+        if self.fatal is not None:
+            raise self.fatal
+
+
+class VersionMismatch(GraderError):
+    """A worker whose grader or challenge differs from the server's."""
+
+
+class Engine(Protocol):
+    slots: int
+    name: str
+
+    def submit(self, task: Task) -> concurrent.futures.Future: ...
+
+    def describe(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+# -- what runs where the job runs ----------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _challenge(challenges_dir: Path, slug: str):
+    from grader import spec
+    return spec.load(challenges_dir, slug)
+
+
+def fingerprint(challenge) -> str:
+    """What a challenge grades with: its definition and reference code (levels excluded: a ladder file
+    changes placement, which the worker measures itself)."""
+    digest = hashlib.sha256(f"{challenge.slug}:{challenge.version}".encode())
+    for name in ("challenge.yaml", "reference.py"):
+        path = challenge.root / name
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+_BACKENDS: dict[tuple, object] = {}
+
+
+def _backend(config: Config):
+    """This process's backend, made once: a GPU process keeps its CUDA context and cuBLAS handle."""
+    key = (config.backend, config.nvcc, config.sandbox_mode, config.hidden)
+    if key not in _BACKENDS:
+        from grader import backends, sandbox
+        box = sandbox.make(sandbox.SandboxMode(config.sandbox_mode), list(config.hidden),
+                           share_pid=config.backend != "emulator")
+        _BACKENDS[key] = backends.choose(config.backend, config.nvcc, box)
+    return _BACKENDS[key]
+
+
+def run_task(config: Config, task: Task, backend=None) -> Outcome:
+    """Grade one task through the job layer; never raises. A GraderError (no GPU, a broken challenge,
+    a version mismatch) is fatal: it would fail every job alike."""
+    from grader import job, pipeline
+    from grader.results import Mode
+
+    try:
+        if task.grader_version != __version__:
+            raise VersionMismatch(f"this worker runs grader {__version__}, the server {task.grader_version}",
+                                  hint="install the same grader version on every node")
+        challenge = _challenge(config.challenges_dir, task.challenge)
+        if task.fingerprint and fingerprint(challenge) != task.fingerprint:
+            raise VersionMismatch(f"this worker's {task.challenge} (v{challenge.version}, fingerprint "
+                                  f"{fingerprint(challenge)}) differs from the server's ({task.fingerprint})",
+                                  hint="install the same challenges on every node")
+        chosen = backend or _backend(config)
+        options = pipeline.Options(Mode.SUBMIT, task.seed, config.cache_dir, config.timing_budget_s, secret=task.secret)
+        report = job.grade_job(job.Job(task.source, challenge, options, config.placement), chosen)
+        return Outcome(task.key, report)
+    except GraderError as error:
+        return Outcome(task.key, None, error.message, traceback.format_exc(), fatal=error)
+    except Exception as error:  # a grader bug on this one job: the caller keeps it as the grader's failure
+        return Outcome(task.key, None, f"{type(error).__name__}: {error}", traceback.format_exc())
+
+
+def environment(config: Config):
+    """Where this process grades (its backend made now, so a grading process is warm before its first
+    job): an Environment, or a fatal Outcome when no backend can start here."""
+    try:
+        return _backend(config).environment()
+    except GraderError as error:
+        return Outcome(-1, None, error.message, traceback.format_exc(), fatal=error)
+
+
+def _ready(answer):
+    if isinstance(answer, Outcome):
+        answer.raise_fatal()
+    return answer
+
+
+def probe(config: Config, slugs: tuple[str, ...]) -> dict:
+    """What a worker has: its grader version and the fingerprints of the challenges asked about."""
+    found = {}
+    for slug in slugs:
+        try:
+            found[slug] = fingerprint(_challenge(config.challenges_dir, slug))
+        except GraderError as error:
+            found[slug] = f"unloadable: {error.message}"
+    return {"grader": __version__, "challenges": found, "host": os.uname().nodename}
+
+
+# -- engines -------------------------------------------------------------------------------------------
+
+class InProcessEngine:
+    """Runs each job at once, in the caller's thread, on the caller's backend."""
+
+    name = "local"
+    slots = 1
+
+    def __init__(self, config: Config, backend):
+        self.config, self.backend = config, backend
+        self.environment = backend.environment()
+
+    def submit(self, task: Task) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        future.set_result(run_task(self.config, task, self.backend))
+        return future
+
+    def describe(self) -> str:
+        return f"local engine: this process, {self.backend.name} backend"
+
+    def close(self) -> None:
+        pass
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _pin(device: int | None) -> None:
+    """In a fresh grading process, before CUDA starts: see only this GPU, and die with the server (a
+    server killed with -9 must not leave grading processes behind, still holding a GPU)."""
+    if device is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(device)
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the pool's own pipe still ends it, later
+        pass
+
+
+class LocalEngine:
+    """One grading process per slot (per GPU), started when the engine starts; a slot runs one job at a
+    time. A process that dies is replaced, and its job comes back as the grader's failure."""
+
+    name = "local"
+
+    def __init__(self, config: Config, devices: list[int | None]):
+        if not devices:
+            raise UsageError("the local engine needs at least one GPU or worker")
+        self.config, self.devices = config, devices
+        self.pools = [self._pool(d) for d in devices]
+        self.busy = [False] * len(devices)
+        self.slots = len(devices)
+        try:  # every process makes its backend now: errors (no GPU) show at start, and the first job is warm
+            answers = [pool.submit(environment, config) for pool in self.pools]
+            self.environment = [_ready(a.result()) for a in answers][0]
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def _pool(device: int | None) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                      initializer=_pin, initargs=(device,))
+
+    def submit(self, task: Task) -> concurrent.futures.Future:
+        slot = self.busy.index(False)  # the caller never has more jobs out than slots
+        self.busy[slot] = True
+        try:
+            inner = self.pools[slot].submit(run_task, self.config, task)
+        except concurrent.futures.BrokenExecutor:
+            self.pools[slot] = self._pool(self.devices[slot])
+            inner = self.pools[slot].submit(run_task, self.config, task)
+        outer: concurrent.futures.Future = concurrent.futures.Future()
+        inner.add_done_callback(functools.partial(self._finished, slot, task, outer))
+        return outer
+
+    def _finished(self, slot: int, task: Task, outer: concurrent.futures.Future, inner) -> None:
+        try:
+            outcome = inner.result()
+        except concurrent.futures.process.BrokenProcessPool as error:
+            self.pools[slot] = self._pool(self.devices[slot])
+            outcome = Outcome(task.key, None, f"the grading process died ({error})", traceback.format_exc())
+        except Exception as error:
+            outcome = Outcome(task.key, None, f"{type(error).__name__}: {error}", traceback.format_exc())
+        self.busy[slot] = False
+        outer.set_result(outcome)
+
+    def describe(self) -> str:
+        where = ", ".join("emulator" if d is None else f"GPU {d}" for d in self.devices)
+        return f"local engine: {self.slots} grading process(es) ({where})"
+
+    def close(self) -> None:
+        for pool in self.pools:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+class RayEngine:
+    """Each job a Ray task with one GPU (one CPU on the emulator). Ray schedules; the caller keeps at
+    most `slots` jobs out (the cluster's GPUs, or `slots` given)."""
+
+    name = "ray"
+
+    def __init__(self, config: Config, address: str | None, slugs: tuple[str, ...], slots: int | None = None):
+        try:
+            import ray
+        except ImportError as error:
+            raise UsageError("--engine ray needs Ray", hint="pip install -e '.[ray]' (or pip install 'ray>=2.9')") from error
+        self.ray, self.config = ray, config
+        if not ray.is_initialized():
+            ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONUNBUFFERED": "1"}})
+        self.emulated = config.backend == "emulator"
+        resource = "CPU" if self.emulated else "GPU"
+        available = int(ray.cluster_resources().get(resource, 0))
+        if available < 1:
+            raise UsageError(f"the Ray cluster has no {resource}", hint="start Ray on a GPU machine, or use --backend emulator")
+        self.slots = slots or available
+        gpus, cpus = (0, 1) if self.emulated else (1, 0)
+        self.remote = ray.remote(num_gpus=gpus, num_cpus=cpus, max_retries=0)(run_task)
+        self.check_nodes(slugs)
+        self.environment = _ready(ray.get(ray.remote(num_gpus=gpus, num_cpus=cpus)(environment).remote(config)))
+
+    def check_nodes(self, slugs: tuple[str, ...]) -> None:
+        """Ask every live node what it has; refuse to start when one differs from this process."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        mine = probe(self.config, slugs)
+        asking = self.ray.remote(num_cpus=0)(probe)
+        nodes = [n for n in self.ray.nodes() if n.get("Alive")]
+        answers = self.ray.get([asking.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
+                                .remote(self.config, slugs) for n in nodes])
+        for node, theirs in zip(nodes, answers):
+            if theirs["grader"] != mine["grader"] or theirs["challenges"] != mine["challenges"]:
+                raise VersionMismatch(
+                    f"Ray node {node.get('NodeManagerAddress')} ({theirs['host']}) runs grader {theirs['grader']} with "
+                    f"challenges {theirs['challenges']}; this server runs {mine['grader']} with {mine['challenges']}",
+                    hint="install the same grader and challenges on every node, or take that node out of the cluster")
+        self.nodes = len(nodes)
+
+    def submit(self, task: Task) -> concurrent.futures.Future:
+        return self.remote.remote(self.config, task).future()
+
+    def describe(self) -> str:
+        what = "CPU" if self.emulated else "GPU"
+        return f"ray engine: {self.slots} job(s) at once, one {what} each, on {self.nodes} node(s)"
+
+    def close(self) -> None:
+        pass
+
+
+def gpu_devices(spec: str, emulated: bool) -> list[int | None]:
+    """`--gpus all|N` as the devices of a local engine: all GPUs (or N of them); on the emulator, N
+    grading processes (default 1: one emulated grading already uses every core)."""
+    if emulated:
+        return [None] * (1 if spec == "all" else _positive(spec))
+    from grader import device
+    count = device.count()
+    if count < 1:
+        raise UsageError("no GPU is visible", hint="use --backend emulator, or check nvidia-smi")
+    wanted = count if spec == "all" else _positive(spec)
+    if wanted > count:
+        raise UsageError(f"--gpus {wanted}: only {count} GPU(s) here")
+    return list(range(wanted))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"--gpus {text!r}: expected 'all' or a positive number")
+    return value
+

@@ -1,0 +1,195 @@
+"""The submission queue, in the results database: nothing is lost when the server stops.
+
+A submission is `queued` when it is accepted, `running` once a grading slot claims it, `done` when its
+run is kept (in the same transaction: grader.store.Store.record). A server that starts puts every
+`running` submission back in the queue: whatever was grading it died with the last server, and its
+run, if any, was never committed. The unique run per submission makes a second grading of one job
+impossible to keep, so each job is graded exactly once whatever stops when.
+
+Fairness is round-robin between students: the next job is the oldest queued one of the student whose
+last job was claimed longest ago (never, first). Limits are checked in the transaction that queues, so
+many requests at once cannot slip past them: at most `max_pending` queued-or-running submissions per
+student per challenge, at most `hourly_cap` submissions per student per hour, at most `max_bytes` of
+source. A submission after its challenge's deadline is queued and flagged late.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import sqlite3
+from dataclasses import dataclass
+
+from grader.source import MAX_SOURCE_BYTES, Source
+from grader.store import Store, StoreError, now
+
+
+class State(enum.Enum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_pending: int = 1
+    """Queued-or-running submissions per student per challenge."""
+    hourly_cap: int = 30
+    """Submissions per student per hour, all challenges together."""
+    max_bytes: int = 256 * 1024
+    """Largest source accepted, in bytes (at most the grader's own cap)."""
+
+    def __post_init__(self):
+        if self.max_pending < 1 or self.hourly_cap < 1 or not 0 < self.max_bytes <= MAX_SOURCE_BYTES:
+            raise ValueError(f"limits out of range: {self}")
+
+
+class Refusal(enum.Enum):
+    PENDING = "pending"
+    HOURLY = "hourly"
+    TOO_LARGE = "too large"
+
+
+class Refused(Exception):
+    """A submission the limits turn away; nothing was stored. `message` says what to do instead."""
+
+    def __init__(self, why: Refusal, message: str):
+        super().__init__(message)
+        self.why, self.message = why, message
+
+
+@dataclass(frozen=True)
+class Submission:
+    id: int
+    user: str
+    challenge: str
+    filename: str
+    source: str
+    source_hash: str
+    submitted_at: str
+    late: bool
+    state: State
+    run_id: int | None
+    finished_at: str | None
+
+
+def _submission(row: sqlite3.Row) -> Submission:
+    return Submission(row["id"], row["user"], row["challenge"], row["filename"], row["source"], row["source_hash"],
+                      row["submitted_at"], bool(row["late"]), State(row["state"]), row["run_id"], row["finished_at"])
+
+
+def _parse_time(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text)
+
+
+def enqueue(store: Store, user: str, challenge: str, filename: str, source: Source, size_bytes: int,
+            limits: Limits, at: str | None = None) -> Submission:
+    """Queue a submission, or raise Refused (nothing stored). `source` is the upload as
+    grader.source.checked made it (text, and the hash of the bytes); `size_bytes` its size."""
+    if size_bytes > limits.max_bytes:
+        raise Refused(Refusal.TOO_LARGE, f"the file is {size_bytes:,} bytes; this class accepts at most "
+                                         f"{limits.max_bytes:,}")
+    at = at or now()
+    hour_ago = (_parse_time(at) - datetime.timedelta(hours=1)).isoformat(timespec="seconds")
+    try:
+        with store.transaction() as db:
+            pending = db.execute("SELECT COUNT(*) FROM submissions WHERE user = ? AND challenge = ? AND state != 'done'",
+                                 (user, challenge)).fetchone()[0]
+            if pending >= limits.max_pending:
+                raise Refused(Refusal.PENDING, f"you have {pending} {challenge} submission(s) waiting or being "
+                                               f"graded (at most {limits.max_pending}): wait for its report, then "
+                                               "submit again")
+            recent = db.execute("SELECT COUNT(*) FROM submissions WHERE user = ? AND submitted_at > ?",
+                                (user, hour_ago)).fetchone()[0]
+            if recent >= limits.hourly_cap:
+                raise Refused(Refusal.HOURLY, f"{recent} submissions in the last hour (at most {limits.hourly_cap}): "
+                                              "try again later")
+            cursor = db.execute(
+                "INSERT INTO submissions (user, challenge, filename, source, source_hash, submitted_at, late, state) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued')",
+                (user, challenge, filename, source.text, source.sha256, at, int(_is_late(db, challenge, at))))
+            return _submission(db.execute("SELECT * FROM submissions WHERE id = ?", (cursor.lastrowid,)).fetchone())
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"could not queue the submission in {store.path}: {exc}") from exc
+
+
+def _is_late(db: sqlite3.Connection, challenge: str, at: str) -> bool:
+    row = db.execute("SELECT due_at FROM deadlines WHERE challenge = ?", (challenge,)).fetchone()
+    return row is not None and _parse_time(at) > _parse_time(row["due_at"])
+
+
+def claim(store: Store) -> Submission | None:
+    """The next job, round-robin between students, marked running; None when the queue is empty."""
+    with store.transaction() as db:
+        row = db.execute(
+            "SELECT s.* FROM submissions s LEFT JOIN "
+            "(SELECT user, MAX(claim_seq) AS last FROM submissions WHERE claim_seq IS NOT NULL GROUP BY user) l "
+            "ON l.user = s.user WHERE s.state = 'queued' "
+            "ORDER BY l.last IS NOT NULL, l.last, s.id LIMIT 1").fetchone()
+        if row is None:
+            return None
+        seq = db.execute("SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM submissions").fetchone()[0]
+        db.execute("UPDATE submissions SET state = 'running', claim_seq = ?, claims = claims + 1 WHERE id = ?",
+                   (seq, row["id"]))
+    return dataclasses.replace(_submission(row), state=State.RUNNING)
+
+
+def requeue_running(store: Store) -> int:
+    """Put back every job a stopped server left running (its run was never committed); how many."""
+    return store.db.execute("UPDATE submissions SET state = 'queued' WHERE state = 'running'").rowcount
+
+
+def get(store: Store, submission_id: int) -> Submission | None:
+    row = store.db.execute("SELECT * FROM submissions WHERE id = ?", (submission_id,)).fetchone()
+    return _submission(row) if row else None
+
+
+def history(store: Store, user: str, limit: int = 200) -> list[Submission]:
+    return [_submission(r) for r in store.db.execute(
+        "SELECT * FROM submissions WHERE user = ? ORDER BY id DESC LIMIT ?", (user, limit))]
+
+
+def counts(store: Store) -> dict[State, int]:
+    found = dict(store.db.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state").fetchall())
+    return {state: found.get(state.value, 0) for state in State}
+
+
+def position(store: Store, submission_id: int) -> int | None:
+    """How many jobs the queue will start before this one, if nothing else arrives (0: it is next);
+    None when it is not queued. Exact for round-robin: a student whose turn comes before this one's
+    gets one job more ahead of it than a student whose turn comes after."""
+    rows = store.db.execute(
+        "SELECT s.id, s.user, l.last FROM submissions s LEFT JOIN "
+        "(SELECT user, MAX(claim_seq) AS last FROM submissions WHERE claim_seq IS NOT NULL GROUP BY user) l "
+        "ON l.user = s.user WHERE s.state = 'queued' ORDER BY s.id").fetchall()
+    queues: dict[str, list[int]] = {}
+    last: dict[str, int] = {}
+    for row in rows:
+        queues.setdefault(row["user"], []).append(row["id"])
+        last[row["user"]] = row["last"] if row["last"] is not None else -1
+    owner = next((user for user, ids in queues.items() if submission_id in ids), None)
+    if owner is None:
+        return None
+    k = queues[owner].index(submission_id)
+    turn = (last[owner], queues[owner][0])
+    ahead = k
+    for user, ids in queues.items():
+        if user != owner:
+            ahead += min(len(ids), k + (1 if (last[user], ids[0]) < turn else 0))
+    return ahead
+
+
+# -- deadlines
+
+def set_deadline(store: Store, challenge: str, due_at: datetime.datetime | None) -> None:
+    if due_at is None:
+        store.db.execute("DELETE FROM deadlines WHERE challenge = ?", (challenge,))
+        return
+    text = due_at.astimezone(datetime.timezone.utc).isoformat(timespec="seconds")
+    store.db.execute("INSERT INTO deadlines (challenge, due_at) VALUES (?, ?) "
+                     "ON CONFLICT(challenge) DO UPDATE SET due_at = excluded.due_at", (challenge, text))
+
+
+def deadlines(store: Store) -> dict[str, str]:
+    return {r["challenge"]: r["due_at"] for r in store.db.execute("SELECT * FROM deadlines ORDER BY challenge")}

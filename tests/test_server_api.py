@@ -1,0 +1,183 @@
+"""The class server's API, roster and queue, in-process (Starlette's TestClient, no grading): tokens,
+limits, round-robin, queue positions, deadlines, and a job kept exactly once."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+
+import pytest
+from starlette.testclient import TestClient
+
+from conftest import ROOT
+from grader import cli, spec
+from grader.classroom import app as apps, queue, roster
+from grader.source import Source
+from grader.store import AlreadyGraded, Store
+from test_report import grade_report
+
+KERNEL = (ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu").read_bytes()
+MATMUL = (ROOT / "challenges" / "matmul" / "levels" / "1_naive.cu").read_bytes()
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "class.sqlite3"
+
+
+@pytest.fixture
+def tokens(db) -> dict[str, str]:
+    with Store.open(db) as store:
+        found = {name: roster.add(store, name).token for name in ("alice", "bob", "carol")}
+        found["teacher"] = roster.add(store, "teacher", roster.Role.INSTRUCTOR).token
+    return found
+
+
+def make_client(db, limits=queue.Limits()) -> TestClient:
+    challenges = {slug: spec.load(cli.DEFAULT_CHALLENGES, slug) for slug in ("vector_add", "matmul")}
+    return TestClient(apps.create_app(apps.Settings(db, challenges, limits)))
+
+
+def post(client, token, data=KERNEL, name="mine.cu", challenge=None):
+    fields = {"challenge": challenge} if challenge else {}
+    return client.post("/api/submissions", files={"file": (name, data)}, data=fields,
+                       headers={"Authorization": f"Bearer {token}"} if token else {})
+
+
+def count_submissions(db) -> int:
+    with Store.open(db) as store:
+        return store.db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+
+
+def test_tokens_are_stored_hashed_and_a_bad_token_stores_nothing(db, tokens):
+    with Store.open(db) as store:
+        hashes = [r[0] for r in store.db.execute("SELECT token_hash FROM people")]
+    assert tokens["alice"] not in "".join(hashes)
+    assert hashlib.sha256(tokens["alice"].encode()).hexdigest() in hashes
+    client = make_client(db)
+    for bad in (None, "", "nope", tokens["alice"][:-1], tokens["alice"] + "x"):
+        answer = post(client, bad)
+        assert answer.status_code == 401, bad
+        assert "token" in answer.json()["error"]
+    assert client.get("/api/submissions/1").status_code == 401
+    assert count_submissions(db) == 0
+
+
+def test_an_upload_is_queued_with_its_challenge_detected_from_the_signature(db, tokens):
+    client = make_client(db)
+    answer = post(client, tokens["alice"])
+    assert answer.status_code == 201, answer.text
+    body = answer.json()
+    assert (body["challenge"], body["state"], body["position"], body["user"]) == ("vector_add", "queued", 0, "alice")
+    mine = client.get(f"/api/submissions/{body['id']}", headers={"Authorization": f"Bearer {tokens['alice']}"})
+    assert mine.json()["state"] == "queued"
+    theirs = client.get(f"/api/submissions/{body['id']}", headers={"Authorization": f"Bearer {tokens['bob']}"})
+    assert theirs.status_code == 404, "a student sees only their own submissions"
+    teacher = client.get(f"/api/submissions/{body['id']}", headers={"Authorization": f"Bearer {tokens['teacher']}"})
+    assert teacher.status_code == 200
+
+
+@pytest.mark.parametrize("data, name, status, words", [
+    (b"\0\1binary", "mine.cu", 400, "not a text file"),
+    (b"   \n", "mine.cu", 400, "empty"),
+    (KERNEL, "mine.py", 400, "ending in .cu"),
+    (b"// nothing that looks like any solve\n", "mine.cu", 400, "choose the challenge"),
+    (KERNEL + b"//" + b"x" * 300_000, "mine.cu", 413, "at most"),
+])
+def test_uploads_the_grader_would_not_read_are_refused_and_nothing_is_stored(db, tokens, data, name, status, words):
+    answer = post(make_client(db), tokens["alice"], data, name)
+    assert answer.status_code == status, answer.text
+    assert words in answer.json()["error"] + (answer.json()["hint"] or "")
+    assert count_submissions(db) == 0
+
+
+def test_one_pending_submission_per_student_per_challenge_and_an_hourly_cap(db, tokens):
+    client = make_client(db, queue.Limits(max_pending=1, hourly_cap=3))
+    assert post(client, tokens["alice"]).status_code == 201
+    second = post(client, tokens["alice"])
+    assert second.status_code == 429 and "waiting" in second.json()["error"]
+    assert post(client, tokens["alice"], MATMUL).status_code == 201, "another challenge is another queue"
+    assert post(client, tokens["bob"]).status_code == 201, "another student is not held back"
+    with Store.open(db) as store:  # alice's two are graded: she may submit again, until the hourly cap
+        store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
+    assert post(client, tokens["alice"]).status_code == 201
+    with Store.open(db) as store:
+        store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
+    capped = post(client, tokens["alice"])
+    assert capped.status_code == 429 and "last hour" in capped.json()["error"]
+    assert count_submissions(db) == 4
+
+
+def test_the_queue_is_round_robin_between_students_and_positions_say_so(db, tokens):
+    limits = queue.Limits(max_pending=5, hourly_cap=100)
+    with Store.open(db) as store:
+        def add(user):
+            return queue.enqueue(store, user, "vector_add", "a.cu", Source("x", "a.cu", "h"), 1, limits).id
+
+        alice = [add("alice") for _ in range(3)]
+        bob = [add("bob") for _ in range(2)]
+        carol = [add("carol")]
+        expected = [alice[0], bob[0], carol[0], alice[1], bob[1], alice[2]]
+        positions = {i: queue.position(store, i) for i in alice + bob + carol}
+        assert sorted(positions, key=positions.get) == expected
+        assert sorted(positions.values()) == list(range(6))
+        order = [queue.claim(store).id for _ in range(6)]
+        assert order == expected
+        assert queue.claim(store) is None
+
+
+def test_a_job_is_kept_once_and_a_restart_requeues_what_was_running(db, tokens):
+    limits = queue.Limits()
+    with Store.open(db) as store:
+        sub = queue.enqueue(store, "alice", "vector_add", "a.cu", Source("x", "a.cu", "h"), 1, limits)
+        claimed = queue.claim(store)
+        assert claimed.id == sub.id and claimed.state is queue.State.RUNNING
+        assert queue.requeue_running(store) == 1, "a server that starts finds it running: it was never kept"
+        assert queue.claim(store).id == sub.id
+        report = dataclasses.replace(grade_report(), secret=True)
+        run = store.record(report, "alice", "a.cu", Source("x", "a.cu", "h"), True, submission_id=sub.id)
+        with pytest.raises(AlreadyGraded):
+            store.record(report, "alice", "a.cu", Source("x", "a.cu", "h"), True, submission_id=sub.id)
+        assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+        done = queue.get(store, sub.id)
+        assert (done.state, done.run_id) == (queue.State.DONE, run)
+        assert queue.requeue_running(store) == 0
+
+
+def test_a_submission_after_the_deadline_is_graded_and_flagged_late(db, tokens):
+    with Store.open(db) as store:
+        queue.set_deadline(store, "vector_add", datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc))
+    client = make_client(db)
+    assert post(client, tokens["alice"]).json()["late"] is True
+    assert post(client, tokens["bob"], MATMUL).json()["late"] is False, "matmul has no deadline"
+    assert client.get("/api/challenges").json()[0]["deadline"].startswith("2020-01-01")
+
+
+def test_the_gradebook_is_the_instructors(db, tokens):
+    client = make_client(db)
+    assert client.get("/api/gradebook/vector_add", headers={"Authorization": f"Bearer {tokens['alice']}"}).status_code == 403
+    answer = client.get("/api/gradebook/vector_add?format=csv", headers={"Authorization": f"Bearer {tokens['teacher']}"})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
+    assert client.get("/api/leaderboard/vector_add").status_code == 200, "the leaderboard is public"
+    assert client.get("/api/leaderboard/nope").status_code == 404
+
+
+def test_roster_names_are_checked_and_a_csv_is_read_whole_or_not_at_all(db, tmp_path):
+    from grader.errors import UsageError
+    with Store.open(db) as store:
+        for bad in ("", "a b", "<script>", "../x", "x" * 65):
+            with pytest.raises(UsageError):
+                roster.add(store, bad)
+        roster.add(store, "dora")
+        with pytest.raises(UsageError, match="already"):
+            roster.add(store, "dora")
+        old = roster.authenticate(store, roster.add(store, "eve").token)
+        assert old.name == "eve"
+    good = tmp_path / "class.csv"
+    good.write_text("name,email\nfay,f@x\n\ngus,g@x\n")
+    assert roster.read_csv(good) == ["fay", "gus"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("fay\nnot ok\n")
+    with pytest.raises(UsageError, match="row 2"):
+        roster.read_csv(bad)

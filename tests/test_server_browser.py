@@ -1,0 +1,221 @@
+"""A real class server (`python -m grader serve`, grading on the CPU emulator) driven in headless
+Chromium (Debian's `chromium`, through Playwright; tests/browser_setup.sh installs both): a student
+logs in with their token, uploads a kernel, watches it wait and get graded; a leaderboard page that
+was opened before (and never reloaded) shows the new entry by itself, and its report opens from the
+row; the instructor's gradebook lists the student. No page throws, logs an error or asks anything of
+another origin. Leaves test-artifacts/server.png (the leaderboard with the report open) and
+test-artifacts/server-report.png (the submission page). Skipped where Playwright or chromium is missing."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import ROOT
+
+CHROMIUM = shutil.which("chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+NAIVE = ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run"]
+SEED = "20261122"
+START_TIMEOUT_S = 60
+GRADE_TIMEOUT_MS = 120_000
+LIVE_TIMEOUT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Playwright for Python is not installed (bash tests/browser_setup.sh)")
+    if CHROMIUM is None:
+        pytest.skip("no chromium on PATH (Debian package `chromium`; bash tests/browser_setup.sh)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS, timeout=60000)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _grader(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, timeout=120,
+                          check=True, **kwargs)
+
+
+def _add(db, name: str, instructor: bool = False) -> str:
+    """Add a person with the CLI; their token is its last line of output."""
+    done = _grader("roster", "add", name, "--db", str(db), *(["--instructor"] if instructor else []))
+    return done.stdout.strip().splitlines()[-1]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_healthy(origin: str, process: subprocess.Popen, log) -> dict:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited ({process.returncode}):\n{log.read_text()}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"{origin}/api/health", timeout=2) as response:
+                return json.load(response)
+        time.sleep(0.3)
+    pytest.fail(f"the server did not answer /api/health in {START_TIMEOUT_S} s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A class server on a free port: vector_add and matmul on the emulator, a student (amy) and an
+    instructor (prof) on its roster, the class's secret seed pinned. Yields (origin, tokens)."""
+    folder = tmp_path_factory.mktemp("class")
+    db = folder / "class.sqlite3"
+    (folder / (db.name + ".secret-seed")).write_text(SEED)
+    tokens = {"amy": _add(db, "amy"), "prof": _add(db, "prof", instructor=True)}
+    port = _free_port()
+    origin = f"http://127.0.0.1:{port}"
+    log = folder / "server.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--db", str(db), "--backend", "emulator",
+                                    "--sandbox", "auto", "--port", str(port), "--challenge", "vector_add",
+                                    "--challenge", "matmul"], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        health = _wait_healthy(origin, process, log)
+        assert health["challenges"] == ["matmul", "vector_add"]
+        yield origin, tokens
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+    assert "Traceback" not in log.read_text(), log.read_text()
+
+
+@pytest.fixture
+def browse(chromium, server):
+    """browse() -> page: a page in a fresh browser context (cookies of its own), or browse(page): another
+    page beside that one (its cookies); each watched: at the end of the test, no dialog, no script error, no console error and no request to another origin."""
+    origin, _ = server
+    opened = []
+
+    def browse(beside=None):
+        events = {"dialogs": [], "errors": [], "console": [], "requests": []}
+        context = beside.context if beside is not None else chromium.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(15000)
+
+        def on_dialog(dialog):
+            events["dialogs"].append(f"{dialog.type}: {dialog.message}")
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.on("pageerror", lambda exc: events["errors"].append(str(exc)))
+        page.on("console", lambda msg: events["console"].append(f"{msg.type}: {msg.text}")
+                if msg.type in ("error", "warning") else None)
+        page.on("request", lambda request: events["requests"].append(request.url))
+        opened.append((context, events))
+        return page
+
+    yield browse
+    for context, _ in opened:
+        context.close()
+    for _, events in opened:
+        assert events["dialogs"] == [], "a page opened a dialog"
+        assert events["errors"] == [], "a page's script threw"
+        assert events["console"] == [], "console errors (a CSP violation shows up here)"
+        assert events["requests"], "nothing was loaded"
+        elsewhere = [u for u in events["requests"] if not (u.startswith(origin + "/") or u.startswith("data:"))]
+        assert elsewhere == [], "a page asked another origin"
+
+
+def _log_in(page, origin: str, token: str) -> None:
+    page.goto(f"{origin}/login", wait_until="load")
+    page.fill("input[name=token]", token)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(f"{origin}/me")
+
+
+def test_a_submission_from_upload_to_the_live_leaderboard(server, browse):
+    from playwright.sync_api import expect
+
+    origin, tokens = server
+
+    # the leaderboard, opened first and never reloaded by the test
+    board = browse()
+    board.goto(f"{origin}/leaderboard/vector_add", wait_until="load")
+    expect(board.locator("#empty")).to_contain_text("No accepted submissions yet.")
+    assert board.locator("#board").count() == 0
+    board.evaluate("window.__marker = 1")
+
+    # the student logs in, uploads, and watches the submission page until the report is there
+    student = browse()
+    _log_in(student, origin, tokens["amy"])
+    expect(student.locator("#who")).to_have_text("amy")
+    expect(student.locator("#no-history")).to_be_visible()
+    student.set_input_files("input[name=file]", str(NAIVE))
+    student.select_option("select[name=challenge]", "vector_add")
+    student.locator("#upload button[type=submit]").click()
+    student.wait_for_url(re.compile(re.escape(origin) + r"/submissions/\d+$"))
+    sub_id = int(student.url.rsplit("/", 1)[1])
+    expect(student.locator("h1")).to_contain_text("1_naive.cu")
+
+    # the history in another tab, opened while the submission waits: its row updates without a reload
+    history = browse(student)
+    history.goto(f"{origin}/me", wait_until="load")
+    history_row = history.locator(f"#history tr[data-id='{sub_id}']")
+    assert history_row.get_attribute("data-state") in ("queued", "running")
+    history.evaluate("window.__marker = 1")
+
+    expect(student.locator("#verdict")).to_have_text("ACCEPTED", timeout=GRADE_TIMEOUT_MS)
+    expect(student.locator("#state")).to_have_text("done")
+    expect(student.locator("pre.report")).to_contain_text("ACCEPTED")
+
+    # the leaderboard shows amy by itself, on the same document
+    amy_row = board.locator("#board tbody tr:has(td.user[data-sort='amy'])")
+    expect(amy_row).to_be_visible(timeout=LIVE_TIMEOUT_MS)
+    assert board.evaluate("window.__marker") == 1, "the leaderboard was reloaded instead of updated"
+    expect(board.locator("#empty")).to_have_count(0)
+    amy_row.click()
+    expect(board.locator("#detail")).to_be_visible()
+    expect(board.locator("#detail-title")).to_contain_text("amy")
+    expect(board.locator("#detail-verdict")).to_have_text("ACCEPTED")
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    board.evaluate("window.scrollTo(0, 0)")
+    board.screenshot(path=str(ARTIFACTS / "server.png"), full_page=True)
+    student.evaluate("window.scrollTo(0, 0)")
+    student.screenshot(path=str(ARTIFACTS / "server-report.png"), full_page=True)
+    for name in ("server.png", "server-report.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000
+    student.locator("#raw summary").click()
+    expect(student.locator("#raw pre")).to_contain_text('"verdict": "ACCEPTED"')
+
+    expect(history_row.locator("td.c-verdict")).to_have_text("ACCEPTED", timeout=10_000)
+    expect(history_row.locator("td.c-state")).to_have_text("done")
+    expect(history_row.locator("td.c-queue")).to_have_text("")
+    assert history.evaluate("window.__marker") == 1, "the history was reloaded instead of updated"
+
+    # the gradebook is the instructor's
+    refused = student.context.request.get(f"{origin}/gradebook/vector_add", max_redirects=0)  # with amy's cookie
+    assert refused.status == 403 and "the gradebook is the instructor" in refused.text()
+
+    instructor = browse()
+    _log_in(instructor, origin, tokens["prof"])
+    instructor.goto(f"{origin}/gradebook/vector_add", wait_until="load")
+    expect(instructor.locator("#board tbody td.user[data-sort='amy']")).to_be_visible()
+    expect(instructor.locator("a[href='/api/gradebook/vector_add?format=csv']")).to_be_visible()
