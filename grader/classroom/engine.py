@@ -4,9 +4,9 @@ hands back an `Outcome`; the dispatcher (the server) or the batch keeps what com
 - `InProcessEngine`: in the calling process, on a backend it already has (`grader grade` on one GPU).
 - `LocalEngine`: one long-lived process per GPU, each seeing only its GPU (CUDA_VISIBLE_DEVICES set
   before CUDA starts in it), or N processes on the emulator. The default; needs nothing installed.
-- `RayEngine` (`pip install -e '.[ray]'`): each job a Ray task asking for one GPU (one CPU on the
-  emulator), on a local Ray instance or a cluster. A node whose grader or challenge differs from the
-  server's is refused, by a probe on every node when the engine starts and by every task itself.
+- `RayEngine` (`pip install -e '.[ray]'`): each job a Ray task on an actor that holds one GPU (one CPU
+  on the emulator), on a local Ray instance or a cluster. A node whose grader or challenge differs from
+  the server's is refused, by a probe on every node when the engine starts and by every task itself.
 
 Grading processes never touch the results database: the secret seed reaches them inside the task,
 and only the process that owns the database keeps reports.
@@ -19,6 +19,7 @@ import functools
 import hashlib
 import multiprocessing
 import os
+import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +163,15 @@ def _ready(answer):
     return answer
 
 
+def same_as_here(mine: dict, theirs: dict, where: str) -> None:
+    """VersionMismatch unless a worker's `probe` answer matches this process's."""
+    if theirs["grader"] != mine["grader"] or theirs["challenges"] != mine["challenges"]:
+        raise VersionMismatch(
+            f"Ray node {where} ({theirs['host']}) runs grader {theirs['grader']} with challenges "
+            f"{theirs['challenges']}; this server runs {mine['grader']} with {mine['challenges']}",
+            hint="install the same grader and challenges on every node, or take that node out of the cluster")
+
+
 def probe(config: Config, slugs: tuple[str, ...]) -> dict:
     """What a worker has: its grader version and the fingerprints of the challenges asked about."""
     found = {}
@@ -270,9 +280,26 @@ class LocalEngine:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
+class _RayGrader:
+    """A Ray actor that holds one GPU (one CPU on the emulator) and its backend, made once: each job is
+    an actor task on it. A plain task per job would pay a new process, CuPy and the backend each time
+    (3 s a job on an H200, measured), and a reused task worker keeps the CUDA context of its first GPU
+    while Ray may hand it another."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.ready = environment(config)
+
+    def environment(self):
+        return self.ready
+
+    def grade(self, task: Task) -> Outcome:
+        return run_task(self.config, task)
+
+
 class RayEngine:
-    """Each job a Ray task with one GPU (one CPU on the emulator). Ray schedules; the caller keeps at
-    most `slots` jobs out (the cluster's GPUs, or `slots` given)."""
+    """Grading on Ray: one actor per GPU of the cluster (or `slots` of them), each job a task on a free
+    one. Ray places the actors on the nodes; the caller keeps at most `slots` jobs out."""
 
     name = "ray"
 
@@ -290,11 +317,13 @@ class RayEngine:
         available = int(ray.cluster_resources().get(resource, 0))
         if available < 1:
             raise UsageError(f"the Ray cluster has no {resource}", hint="start Ray on a GPU machine, or use --backend emulator")
-        self.slots = slots or available
-        gpus, cpus = (0, 1) if self.emulated else (1, 0)
-        self.remote = ray.remote(num_gpus=gpus, num_cpus=cpus, max_retries=0)(run_task)
+        self.slots = min(slots or available, available)
         self.check_nodes(slugs)
-        self.environment = _ready(ray.get(ray.remote(num_gpus=gpus, num_cpus=cpus)(environment).remote(config)))
+        gpus, cpus = (0, 1) if self.emulated else (1, 0)
+        actor = ray.remote(num_gpus=gpus, num_cpus=cpus, max_restarts=1)(_RayGrader)
+        self.free = [actor.remote(config) for _ in range(self.slots)]
+        self.lock = threading.Lock()
+        self.environment = [_ready(e) for e in ray.get([a.environment.remote() for a in self.free])][0]
 
     def check_nodes(self, slugs: tuple[str, ...]) -> None:
         """Ask every live node what it has; refuse to start when one differs from this process."""
@@ -306,22 +335,34 @@ class RayEngine:
         answers = self.ray.get([asking.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
                                 .remote(self.config, slugs) for n in nodes])
         for node, theirs in zip(nodes, answers):
-            if theirs["grader"] != mine["grader"] or theirs["challenges"] != mine["challenges"]:
-                raise VersionMismatch(
-                    f"Ray node {node.get('NodeManagerAddress')} ({theirs['host']}) runs grader {theirs['grader']} with "
-                    f"challenges {theirs['challenges']}; this server runs {mine['grader']} with {mine['challenges']}",
-                    hint="install the same grader and challenges on every node, or take that node out of the cluster")
+            same_as_here(mine, theirs, node.get("NodeManagerAddress", "?"))
         self.nodes = len(nodes)
 
     def submit(self, task: Task) -> concurrent.futures.Future:
-        return self.remote.remote(self.config, task).future()
+        with self.lock:
+            grader = self.free.pop()  # the caller never has more jobs out than slots
+        outer: concurrent.futures.Future = concurrent.futures.Future()
+        inner = grader.grade.remote(task).future()
+        inner.add_done_callback(functools.partial(self._finished, grader, task, outer))
+        return outer
+
+    def _finished(self, grader, task: Task, outer: concurrent.futures.Future, inner) -> None:
+        try:
+            outcome = inner.result()
+        except Exception as error:  # the actor died (its node went away): Ray restarts it once
+            outcome = Outcome(task.key, None, f"the Ray grading actor failed ({type(error).__name__}: {error})",
+                              traceback.format_exc())
+        with self.lock:
+            self.free.append(grader)
+        outer.set_result(outcome)
 
     def describe(self) -> str:
         what = "CPU" if self.emulated else "GPU"
-        return f"ray engine: {self.slots} job(s) at once, one {what} each, on {self.nodes} node(s)"
+        return f"ray engine: {self.slots} grading actor(s), one {what} each, on {self.nodes} node(s)"
 
     def close(self) -> None:
-        pass
+        for grader in self.free:
+            self.ray.kill(grader)
 
 
 def gpu_devices(spec: str, emulated: bool) -> list[int | None]:
