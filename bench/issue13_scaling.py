@@ -43,13 +43,17 @@ def grade(work: Path, config: str) -> dict:
     (run / "class.sqlite3.secret-seed").write_text(SEED)
     argv = [sys.executable, "-m", "grader", "grade", str(work / "class"), "--challenge", SLUG, "--db", str(db),
             "--cache-dir", str(run / "cache"), "--timing-budget", BUDGET_S, "--engine", engine, "--gpus", gpus]
-    started = time.perf_counter()
+    started, started_at = time.perf_counter(), time.time()
     done = subprocess.run(argv, capture_output=True, text=True)
     wall_s = time.perf_counter() - started
     (run / "grade.log").write_text(done.stdout + done.stderr)
     with sqlite3.connect(db) as c:
         rows = {u: (v, lvl) for u, v, lvl in c.execute("SELECT user, verdict, level FROM runs")}
-    return {"config": config, "exit": done.returncode, "wall_s": wall_s, "graded": len(rows), "results": rows}
+        job_s, first = c.execute("SELECT AVG(wall_s), MIN(graded_at) FROM runs").fetchone()
+    import datetime
+    first_s = datetime.datetime.fromisoformat(first).timestamp() - started_at if first else None
+    return {"config": config, "exit": done.returncode, "wall_s": wall_s, "graded": len(rows), "results": rows,
+            "mean_job_s": job_s, "first_result_s": first_s}
 
 
 def main(work: Path, configs: list[str]) -> None:
@@ -71,6 +75,7 @@ def main(work: Path, configs: list[str]) -> None:
         r["speedup"] = base["wall_s"] / r["wall_s"]
         print(f"{r['config']:8s} exit {r['exit']}  graded {r['graded']:3d}  {r['wall_s']:7.1f} s  "
               f"{60 * r['graded'] / r['wall_s']:6.1f} submissions/min  x{r['speedup']:.2f} of {base['config']}  "
+              f"mean job {r.get('mean_job_s') or 0:.2f} s, first result after {r.get('first_result_s') or 0:.0f} s  "
               f"{len(differ)} verdict/level differences "
               + " ".join(f"{u}: {base['results'][u]} vs {r['results'].get(u)}" for u in differ))
     verdicts = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,30 +21,17 @@ import urllib.request
 import pytest
 
 from conftest import ROOT
+from test_browser import chromium  # noqa: F401  (the fixture)
 
-CHROMIUM = shutil.which("chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 NAIVE = ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
 SEED = "20261122"
 START_TIMEOUT_S = 60
 GRADE_TIMEOUT_MS = 120_000
 LIVE_TIMEOUT_MS = 30_000
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="Playwright for Python is not installed (bash tests/browser_setup.sh)")
-    if CHROMIUM is None:
-        pytest.skip("no chromium on PATH (Debian package `chromium`; bash tests/browser_setup.sh)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS, timeout=60000)
-        try:
-            yield browser
-        finally:
-            browser.close()
+# the chromium fixture (Playwright driving Debian's chromium, skipped where either is missing) is test_browser's
 
 
 def _grader(*args: str, **kwargs) -> subprocess.CompletedProcess:
