@@ -748,7 +748,7 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
         default_gpus = "all" if backend == "cuda" else "1"
         engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus)
         try:
-            served = dispatch.Class(challenges, batch.secret_seed(db), config)
+            served = dispatch.Class(challenges, batch.secret_seed(db))
             dispatcher = dispatch.Dispatcher(db, engine, served)
             settings = apps.Settings(db, challenges, limits, engine.describe())
             application = apps.create_app(settings, dispatcher)

@@ -181,3 +181,11 @@ def test_roster_names_are_checked_and_a_csv_is_read_whole_or_not_at_all(db, tmp_
     bad.write_text("fay\nnot ok\n")
     with pytest.raises(UsageError, match="row 2"):
         roster.read_csv(bad)
+
+
+def test_unknown_addresses_answer_in_the_api_s_form_or_as_a_page(db):
+    client = make_client(db)
+    api = client.get("/api/nowhere")
+    assert api.status_code == 404 and api.json()["error"] == "Not Found"
+    page = client.get("/nowhere")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -246,6 +247,11 @@ def _int(text: str) -> int:
     return int(text)
 
 
+async def _http_error(request: Request, error: HTTPException) -> Response:
+    """Starlette's own refusals (an unknown address, a malformed form) in the API's and the pages' form."""
+    return await _api_error(request, ApiError(error.status_code, str(error.detail)))
+
+
 async def _api_error(request: Request, error: ApiError) -> Response:
     if request.url.path.startswith("/api/"):
         return _json({"error": error.message, "hint": error.hint}, error.status)
@@ -270,7 +276,7 @@ def create_app(settings: Settings, dispatcher=None) -> Starlette:
                 dispatcher.stop()
 
     app = Starlette(routes=api_routes(server) + pages.routes(server), lifespan=lifespan,
-                    exception_handlers={ApiError: _api_error})
+                    exception_handlers={ApiError: _api_error, HTTPException: _http_error})
     app.state.server = server
     return app
 

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from grader import batch, pipeline, report as reports
 from grader.classroom import queue
-from grader.classroom.engine import Config, Engine, Task, fingerprint
+from grader.classroom.engine import Engine, Task, fingerprint
 from grader.results import GradeReport, Mode, public
 from grader.source import Source
 from grader.spec import Challenge
@@ -43,7 +43,6 @@ class Class:
 
     challenges: dict[str, Challenge]
     seed: int
-    config: Config
 
 
 def shown_text(report: GradeReport) -> str:
