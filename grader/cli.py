@@ -436,12 +436,13 @@ def engine_options(command):
     options = [
         click.option("--engine", "engine_name", type=click.Choice(["local", "ray"]), default="local",
                      show_default=True,
-                     help="local: grading processes on this machine, one per GPU; ray: each job a Ray task asking "
-                          "for one GPU (one CPU on the emulator), on a local Ray or a cluster (pip install -e '.[ray]')."),
+                     help="local: grading processes on this machine, one per GPU; ray: one Ray actor per GPU of "
+                          "the cluster (per CPU on the emulator), each job a task on a free one, on a local Ray or "
+                          "a cluster (pip install -e '.[ray]')."),
         click.option("--gpus", default=None,
                      help="local engine: 'all' or how many GPUs to grade on, one grading process each (on the "
-                          "emulator: how many grading processes). Ray: how many jobs at once (default: the "
-                          "cluster's GPUs)."),
+                          "emulator: how many grading processes). Ray: how many actors (default: one per GPU of "
+                          "the cluster)."),
         click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
                      help="The Ray cluster to join (default: start a local Ray)."),
     ]
@@ -724,7 +725,7 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
 
     Submissions wait in a queue in the database (nothing is lost when the server stops; a job that was
     being graded is graded again at the next start, and kept once). They are graded with the class's
-    secret seed, round-robin between students, one grading process per GPU (--gpus), or as Ray tasks
+    secret seed, round-robin between students, one grading process per GPU (--gpus), or on Ray actors
     (--engine ray). Give yourself an instructor token (`grader roster add NAME --instructor`) for the
     gradebook pages; deadlines: `grader deadline`."""
     import logging
