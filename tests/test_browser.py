@@ -41,6 +41,23 @@ def chromium():
             browser.close()
 
 
+def watched(page) -> dict:
+    """What `page` does from now on: dialogs (dismissed), script errors, console errors and warnings, and
+    every request; the tests assert the first three stay empty and the requests stay at home."""
+    events = {"dialogs": [], "errors": [], "console": [], "requests": []}
+
+    def on_dialog(dialog):
+        events["dialogs"].append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("pageerror", lambda exc: events["errors"].append(str(exc)))
+    page.on("console", lambda msg: events["console"].append(f"{msg.type}: {msg.text}")
+            if msg.type in ("error", "warning") else None)
+    page.on("request", lambda request: events["requests"].append(request.url))
+    return events
+
+
 @pytest.fixture
 def load(chromium, tmp_path):
     """load(board) -> (page, events): a fresh page showing the board from a file:// URL, and the record of
@@ -50,20 +67,10 @@ def load(chromium, tmp_path):
     def load(board: dict):
         path = tmp_path / f"leaderboard-{len(opened)}.html"
         path.write_text(html.render(board), encoding="utf-8")
-        events = {"dialogs": [], "errors": [], "console": [], "requests": []}
         context = chromium.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.set_default_timeout(15000)
-
-        def on_dialog(dialog):
-            events["dialogs"].append(f"{dialog.type}: {dialog.message}")
-            dialog.dismiss()
-
-        page.on("dialog", on_dialog)
-        page.on("pageerror", lambda exc: events["errors"].append(str(exc)))
-        page.on("console", lambda msg: events["console"].append(f"{msg.type}: {msg.text}")
-                if msg.type in ("error", "warning") else None)
-        page.on("request", lambda request: events["requests"].append(request.url))
+        events = watched(page)
         page.goto(path.as_uri(), wait_until="load")
         opened.append((context, events))
         return page, events

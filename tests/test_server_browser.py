@@ -21,7 +21,7 @@ import urllib.request
 import pytest
 
 from conftest import ROOT
-from test_browser import chromium  # noqa: F401  (the fixture)
+from test_browser import chromium, watched  # noqa: F401  (chromium: the fixture)
 
 ARTIFACTS = ROOT / "test-artifacts"
 NAIVE = ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu"
@@ -95,25 +95,16 @@ def server(tmp_path_factory):
 @pytest.fixture
 def browse(chromium, server):
     """browse() -> page: a page in a fresh browser context (cookies of its own), or browse(page): another
-    page beside that one (its cookies); each watched: at the end of the test, no dialog, no script error, no console error and no request to another origin."""
+    page beside that one (its cookies); each watched: at the end of the test, no dialog, no script error,
+    no console error and no request to another origin."""
     origin, _ = server
     opened = []
 
     def browse(beside=None):
-        events = {"dialogs": [], "errors": [], "console": [], "requests": []}
         context = beside.context if beside is not None else chromium.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.set_default_timeout(15000)
-
-        def on_dialog(dialog):
-            events["dialogs"].append(f"{dialog.type}: {dialog.message}")
-            dialog.dismiss()
-
-        page.on("dialog", on_dialog)
-        page.on("pageerror", lambda exc: events["errors"].append(str(exc)))
-        page.on("console", lambda msg: events["console"].append(f"{msg.type}: {msg.text}")
-                if msg.type in ("error", "warning") else None)
-        page.on("request", lambda request: events["requests"].append(request.url))
+        events = watched(page)
         opened.append((context, events))
         return page
 
