@@ -8,59 +8,22 @@ test-artifacts/server-report.png (the submission page). Skipped where Playwright
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
+from class_server import Server, add_person
 from conftest import ROOT
 from test_browser import chromium, watched  # noqa: F401  (chromium: the fixture)
 
 ARTIFACTS = ROOT / "test-artifacts"
 NAIVE = ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu"
 SEED = "20261122"
-START_TIMEOUT_S = 60
 GRADE_TIMEOUT_MS = 120_000
 LIVE_TIMEOUT_MS = 30_000
 
 
 # the chromium fixture (Playwright driving Debian's chromium, skipped where either is missing) is test_browser's
-
-
-def _grader(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, timeout=120,
-                          check=True, **kwargs)
-
-
-def _add(db, name: str, instructor: bool = False) -> str:
-    """Add a person with the CLI; their token is its last line of output."""
-    done = _grader("roster", "add", name, "--db", str(db), *(["--instructor"] if instructor else []))
-    return done.stdout.strip().splitlines()[-1]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_healthy(origin: str, process: subprocess.Popen, log) -> dict:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the server exited ({process.returncode}):\n{log.read_text()}")
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"{origin}/api/health", timeout=2) as response:
-                return json.load(response)
-        time.sleep(0.3)
-    pytest.fail(f"the server did not answer /api/health in {START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
 @pytest.fixture(scope="module")
@@ -70,25 +33,15 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
     db = folder / "class.sqlite3"
     (folder / (db.name + ".secret-seed")).write_text(SEED)
-    tokens = {"amy": _add(db, "amy"), "prof": _add(db, "prof", instructor=True)}
-    port = _free_port()
-    origin = f"http://127.0.0.1:{port}"
+    tokens = {"amy": add_person(db, "amy"), "prof": add_person(db, "prof", instructor=True)}
     log = folder / "server.log"
-    with open(log, "w") as out:
-        process = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--db", str(db), "--backend", "emulator",
-                                    "--sandbox", "auto", "--port", str(port), "--challenge", "vector_add",
-                                    "--challenge", "matmul"], stdout=out, stderr=subprocess.STDOUT)
+    running = Server(db, log, "--challenge", "vector_add", "--challenge", "matmul")
     try:
-        health = _wait_healthy(origin, process, log)
+        health = running.start(timeout_s=60)
         assert health["challenges"] == ["matmul", "vector_add"]
-        yield origin, tokens
+        yield running.url, tokens
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        running.stop()
     assert "Traceback" not in log.read_text(), log.read_text()
 
 

@@ -12,7 +12,8 @@ import sqlite3
 import pytest
 
 from conftest import ROOT
-from test_server_load import CHALLENGES, Server, grader
+from class_server import Server, grader
+from test_server_load import CHALLENGES, EACH
 
 GOOD = ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu"
 WRONG = ROOT / "challenges" / "vector_add" / "wrong" / "writes_input.cu"
@@ -25,7 +26,8 @@ def server(tmp_path_factory):
     (folder / "class.sqlite3.secret-seed").write_text("20261122")
     added = grader("roster", "add", "alice", "--db", str(db))
     assert added.returncode == 0, added.stderr
-    running = Server(db, folder / "server.log")
+    running = Server(db, folder / "server.log", "--challenges-dir", str(CHALLENGES), "--challenge", "tiny_add",
+                     "--max-pending", str(EACH), "--cache-dir", str(folder / "cache"))
     running.start()
     yield running, added.stdout.strip().splitlines()[-1]
     running.stop()

@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import socket
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from class_server import Server, grader
 from conftest import ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the server's grading processes are Linux-only")
@@ -61,57 +58,6 @@ def plan(index: int) -> list[str]:
     return ["wrong", "compile_error", "wrong", "writes_input"]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def grader(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, **kwargs)
-
-
-class Server:
-    def __init__(self, db: Path, log: Path):
-        self.db, self.log, self.port = db, log, free_port()
-        self.cache = db.parent / "cache"  # a cold cache: the test costs the same on every machine
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = None
-
-    def start(self) -> None:
-        out = open(self.log, "a")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve", "--db", str(self.db), "--port", str(self.port),
-             "--backend", "emulator", "--sandbox", "auto", "--challenges-dir", str(CHALLENGES),
-             "--challenge", "tiny_add", "--max-pending", str(EACH), "--hourly-cap", "100",
-             "--cache-dir", str(self.cache)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"the server exited: {self.log.read_text()[-3000:]}"
-            try:
-                if httpx.get(self.url + "/api/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        pytest.fail(f"the server did not answer within 90 s: {self.log.read_text()[-3000:]}")
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-
-
 def states(db: Path) -> dict[str, int]:
     with sqlite3.connect(db) as c:
         return dict(c.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state").fetchall())
@@ -136,7 +82,9 @@ def classroom(tmp_path):
     assert made.returncode == 0, made.stderr
     tokens = dict(line.split(",") for line in made.stdout.strip().splitlines()[1:])
     assert sorted(tokens) == sorted(names + list(ABSENT))
-    server = Server(db, tmp_path / "server.log")
+    # a cold cache (--cache-dir in tmp_path): the test costs the same on every machine
+    server = Server(db, tmp_path / "server.log", "--challenges-dir", str(CHALLENGES), "--challenge", "tiny_add",
+                    "--max-pending", str(EACH), "--hourly-cap", "100", "--cache-dir", str(tmp_path / "cache"))
     try:
         yield db, server, {n: tokens[n] for n in names}
     finally:

@@ -79,6 +79,12 @@ class Server:
             raise ApiError(403, "this needs the instructor's token")
         return who
 
+    def challenge_list(self) -> list[dict]:
+        """The challenges served, as the API and the pages list them (with their deadlines)."""
+        deadlines = queue.deadlines(self.store())
+        return [{"slug": c.slug, "title": c.title, "signature": f'extern "C" {c.prototype()}',
+                 "deadline": deadlines.get(c.slug)} for c in self.settings.challenges.values()]
+
     def challenge(self, slug: str) -> Challenge:
         found = self.settings.challenges.get(slug)
         if found is None:
@@ -201,7 +207,7 @@ def api_routes(server: Server) -> list[Route]:
 
     def get_submission(request: Request) -> Response:
         who = server.require(request)
-        return _json(server.submission(who, _int(request.path_params["id"])))
+        return _json(server.submission(who, submission_id(request.path_params["id"])))
 
     def get_board(request: Request) -> Response:
         return _json(server.board(request.path_params["slug"], public=True))
@@ -225,9 +231,7 @@ def api_routes(server: Server) -> list[Route]:
                       "queue": {state.value: n for state, n in counts.items()}})
 
     def challenges(request: Request) -> Response:
-        deadlines = queue.deadlines(server.store())
-        return _json([{"slug": c.slug, "title": c.title, "signature": f'extern "C" {c.prototype()}',
-                       "deadline": deadlines.get(c.slug)} for c in server.settings.challenges.values()])
+        return _json(server.challenge_list())
 
     return [
         Route("/api/submissions", post_submission, methods=["POST"]),
@@ -241,7 +245,8 @@ def api_routes(server: Server) -> list[Route]:
     ]
 
 
-def _int(text: str) -> int:
+def submission_id(text: str) -> int:
+    """A submission's id from its address; anything else is an id no one has (404)."""
     if not text.isdigit() or len(text) > 18:
         raise ApiError(404, f"no submission {text!r}")
     return int(text)

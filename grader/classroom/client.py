@@ -94,7 +94,7 @@ class Client:
     def status(self, submission_id: int) -> dict:
         return self._call("GET", f"/api/submissions/{submission_id}")
 
-    def wait(self, submission_id: int, on_status=None, clock=time.monotonic, sleep=time.sleep) -> dict:
+    def wait(self, submission_id: int, on_status=None, sleep=time.sleep) -> dict:
         """Ask until the submission is graded; `on_status` hears each answer (for the progress line)."""
         pause = POLL_S[0]
         while True:

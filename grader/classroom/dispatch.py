@@ -114,7 +114,7 @@ class Dispatcher:
         if outcome.fatal is not None:
             log.error("grading %s's submission %d failed for every job alike (%s); it goes back to the queue, "
                       "next try in %.0f s", sub.user, sub.id, outcome.fatal.message, FATAL_PAUSE_S)
-            store.db.execute("UPDATE submissions SET state = 'queued' WHERE id = ? AND state = 'running'", (sub.id,))
+            queue.requeue(store, sub.id)
             self.paused_until = time.monotonic() + FATAL_PAUSE_S
             return
         report = outcome.report or self._failure(sub, outcome)

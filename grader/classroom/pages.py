@@ -33,12 +33,12 @@ from starlette.routing import Route
 
 from grader import __version__, html as boards_html
 from grader.classroom import queue, roster
-from grader.classroom.app import COOKIE, ApiError
+from grader.classroom.dispatch import REPORT_WIDTH
+from grader.classroom.app import COOKIE, ApiError, submission_id
 from grader.classroom.roster import Person, Role
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "classroom"
 GRADER_NAME = "cuda-grader"
-REPORT_WIDTH = 80
 LOGIN_FORM_BYTES = 4096
 POLICY = ("default-src 'none'; script-src {script}; style-src 'unsafe-inline'; connect-src 'self'; "
           "form-action 'self'; img-src data:; base-uri 'none'; frame-ancestors 'none'")
@@ -145,12 +145,6 @@ def _small(request: Request, most: int = LOGIN_FORM_BYTES) -> None:
         raise ApiError(413, "the login form is a token, nothing more", "send the login page's form")
 
 
-def _submission_id(text: str) -> int:
-    if not text.isdigit() or len(text) > 18:
-        raise ApiError(404, f"no submission {text!r}")
-    return int(text)
-
-
 def _login_redirect() -> RedirectResponse:
     return RedirectResponse("/login", status_code=303, headers=HEADERS)
 
@@ -162,11 +156,8 @@ class _Pages:
         self.server = server
 
     def _context(self, who: Person | None) -> dict:
-        store = self.server.store()
-        deadlines = queue.deadlines(store)
-        challenges = [{"slug": c.slug, "title": c.title, "signature": f'extern "C" {c.prototype()}',
-                       "deadline": deadlines.get(c.slug)} for c in self.server.settings.challenges.values()]
-        return {"who": who, "instructor": who is not None and who.role is Role.INSTRUCTOR, "challenges": challenges}
+        return {"who": who, "instructor": who is not None and who.role is Role.INSTRUCTOR,
+                "challenges": self.server.challenge_list()}
 
     def start(self, request: Request) -> Response:
         context = self._context(self.server.person(request))
@@ -218,7 +209,7 @@ class _Pages:
         who = self.server.person(request)
         if who is None:
             return _login_redirect()
-        data = self.server.submission(who, _submission_id(request.path_params["id"]))
+        data = self.server.submission(who, submission_id(request.path_params["id"]))
         text, report = data.get("report_text"), data.get("report")
         return _page("submission.html.j2", script=None if data["state"] == queue.State.DONE.value else "submission.js.j2",
                      s=data, report_html=report_html(text) if text else None,

@@ -135,6 +135,11 @@ def claim(store: Store) -> Submission | None:
     return dataclasses.replace(_submission(row), state=State.RUNNING)
 
 
+def requeue(store: Store, submission_id: int) -> None:
+    """Put one running job back (its grading failed for a reason not its own: no GPU, say)."""
+    store.db.execute("UPDATE submissions SET state = 'queued' WHERE id = ? AND state = 'running'", (submission_id,))
+
+
 def requeue_running(store: Store) -> int:
     """Put back every job a stopped server left running (its run was never committed); how many."""
     return store.db.execute("UPDATE submissions SET state = 'queued' WHERE state = 'running'").rowcount

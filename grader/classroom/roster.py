@@ -61,7 +61,7 @@ def add(store: Store, name: str, role: Role = Role.STUDENT, replace: bool = Fals
     """Add a person with a fresh token; `replace` gives an existing person a new token (the old one
     stops working), for a student who lost theirs."""
     check_name(name)
-    token = secrets.token_urlsafe(TOKEN_BYTES)
+    token, added_at = secrets.token_urlsafe(TOKEN_BYTES), now()
     try:
         with store.transaction() as db:
             if not replace and db.execute("SELECT 1 FROM people WHERE name = ?", (name,)).fetchone():
@@ -70,10 +70,10 @@ def add(store: Store, name: str, role: Role = Role.STUDENT, replace: bool = Fals
                                       "stops working)")
             db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES (?, ?, ?, ?) "
                        "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, role = excluded.role",
-                       (name, role.value, token_hash(token), now()))
+                       (name, role.value, token_hash(token), added_at))
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"could not add {name} to the roster in {store.path}: {exc}") from exc
-    return Added(Person(name, role, now()), token)
+    return Added(Person(name, role, added_at), token)
 
 
 def authenticate(store: Store, token: str | None) -> Person | None:
