@@ -74,3 +74,17 @@ def test_the_ray_engine_grades_on_actors(config):
         on_ray.close()
     finally:
         ray.shutdown()
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_a_grading_process_grades_in_the_box_with_the_servers_folders_hidden(tmp_path):
+    """The engines' processes make their backend from the Config: with the sandbox required, every
+    compile and run is boxed, and the folders the server names (its cache, its database's folder)
+    are among those the box hides."""
+    hidden = (tmp_path / "cache", tmp_path / "db")
+    for folder in hidden:
+        folder.mkdir()
+    boxed = engine.Config(CHALLENGES, "emulator", None, tmp_path / "cache", "required", hidden)
+    backend = engine._backend(boxed)
+    assert backend.sandbox.active
+    assert set(hidden) <= set(backend.sandbox.hidden)
