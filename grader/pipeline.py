@@ -175,7 +175,7 @@ def _channel_failure(worker: run.Worker) -> tuple[Verdict, str] | None:
 
 def _fatal(verdict: Verdict) -> bool:
     """Verdicts after which the worker is gone or its CUDA context is unusable."""
-    return verdict in (Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.SKIPPED)
+    return verdict in (Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.MEMORY_LIMIT, Verdict.SKIPPED)
 
 
 def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:

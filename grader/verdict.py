@@ -17,6 +17,7 @@ class Verdict(enum.Enum):
     INTERFACE_ERROR = "interface error"
     RUNTIME_ERROR = "runtime error"
     TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory limit"
     OUT_OF_BOUNDS = "out of bounds"
     INPUT_MODIFIED = "input modified"
     WRONG_ANSWER = "wrong answer"
@@ -39,7 +40,8 @@ HELP = {
     Verdict.COMPILE_ERROR: "nvcc rejected the file; fix the first error shown",
     Verdict.INTERFACE_ERROR: "the library does not export the `solve` the challenge calls",
     Verdict.RUNTIME_ERROR: "the submission crashed or a CUDA call failed",
-    Verdict.TIMEOUT: "a case ran past its time limit and was stopped",
+    Verdict.TIMEOUT: "a case, or the whole job, ran past its time limit and was stopped",
+    Verdict.MEMORY_LIMIT: "the submission's process used more host memory than its bound and was stopped",
     Verdict.OUT_OF_BOUNDS: "the submission wrote outside the buffers it was given",
     Verdict.INPUT_MODIFIED: "the submission changed an input buffer, which is read-only",
     Verdict.WRONG_ANSWER: "the output differs from the FP64 reference beyond the tolerance",
