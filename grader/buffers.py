@@ -8,8 +8,8 @@ payload) is not that buffer's word. (In a float64 buffer two such words read as 
 NaN: a sum that takes one in is still far off.) Outputs start as all-ones bytes (NaN), so an element
 never written fails the check.
 
-Two kinds share that logic: `DeviceBuffer` (its own cudaMalloc, shared with the worker process by
-a CUDA IPC handle) and `SharedHostBuffer` (a page-aligned piece of a `SharedArena`, anonymous shared
+Two kinds share that logic: `DeviceBuffer` (an allocation of its own, shared with the worker process
+as a descriptor) and `SharedHostBuffer` (a page-aligned piece of a `SharedArena`, anonymous shared
 memory whose descriptor the CPU emulator's worker inherits). The grader reads and writes them only
 by plain copies and byte fills, so that on the GPU nothing makes CuPy compile a kernel; every check
 runs on host copies.
@@ -161,19 +161,25 @@ def host_empty(cp, nbytes: int) -> np.ndarray:
 
 
 class DeviceBuffer(GuardedBuffer):
-    """A cudaMalloc of its own (never a pool block shared with anything else), reached by plain
-    copies (cudaMemcpy) and byte fills (cudaMemset) on the default stream."""
+    """An allocation of its own (never a pool block shared with anything else), made exportable as a
+    descriptor (grader/devmem.py) so the worker, boxed in a PID namespace of its own, can map it;
+    reached by plain copies (cudaMemcpy) and byte fills (cudaMemset) on the default stream."""
 
     def __init__(self, cp, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None):
+        from grader import devmem
         _, total = padded_bytes(shape, dtype)
         self.cp = cp
-        self.memory = cp.cuda.Memory(total)
+        self.mapping = devmem.allocate(total)
+        self.fd = devmem.export(self.mapping)
+        self._release = weakref.finalize(self, _release_device, self.fd, self.mapping)
+        self.memory = cp.cuda.UnownedMemory(self.mapping.pointer, self.mapping.size, self)
         super().__init__(name, shape, dtype, guard_word)
         self.data = cp.ndarray(self.shape, self.dtype, cp.cuda.MemoryPointer(self.memory, GUARD_BYTES))
 
     def worker_arg(self) -> dict:
-        handle = bytes(self.cp.cuda.runtime.ipcGetMemHandle(self.memory.ptr)).hex()
-        return {"ipc": handle, "offset": GUARD_BYTES}
+        """The worker's argument: the descriptor (sent over the worker's handles channel, never named in
+        the command's text), the whole allocation's size, and where the data starts in it."""
+        return {"fd": self.fd, "size": self.mapping.size, "offset": GUARD_BYTES}
 
     def _pointer(self, offset: int):
         return self.cp.cuda.MemoryPointer(self.memory, offset)
@@ -194,6 +200,19 @@ class DeviceBuffer(GuardedBuffer):
     def free(self) -> None:
         super().free()
         self.memory = None
+        if self._release.alive:
+            self.cp.cuda.runtime.deviceSynchronize()  # nothing may still write into it
+            self._release()
+
+
+def _release_device(fd: int, mapping) -> None:
+    """Close the exported descriptor and unmap the allocation (at interpreter exit the driver may be
+    gone already: nothing is left to release then)."""
+    os.close(fd)
+    try:
+        mapping.close()
+    except Exception:
+        pass
 
 
 PAGE_BYTES = mmap.PAGESIZE

@@ -4,7 +4,8 @@ Every compile runs boxed (see sandbox.py): the compiler sees the read-only syste
 private build folder holding the grader's copy of the submission, and nothing of the grader's home,
 cache, database or the student's folder, so an `#include` or `.incbin` of any of them fails as "no
 such file". The cache is written only by the grader, from the box's output: each artifact is copied
-out as a regular file, its hash recorded at publish and checked at every load.
+out as a regular file, its hash recorded at publish in a record sealed with a key only the grader can
+read, and both checked at every load.
 
 The translation unit is the user's file behind a `#line` directive, so every diagnostic names the
 user's own path, followed by a grader epilogue that (1) re-declares the entry point with the
@@ -19,12 +20,14 @@ import dataclasses
 import enum
 import functools
 import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
+import select
 import shutil
 import signal
-import select
 import stat
 import subprocess
 import tempfile
@@ -207,18 +210,55 @@ def build(request: BuildRequest) -> BuildResult:
 
 def cached_build(cache_dir: Path | None, key: str, artifact: str, compile_in) -> BuildResult:
     """Return the cached build for `key`, or run `compile_in(work_dir)` in a private folder outside
-    the cache and publish its artifact. A cached entry whose artifact no longer has the hash recorded
-    when it was published is dropped and built again."""
+    the cache and publish its artifact. A cached entry whose artifact and record do not carry the seal
+    made when it was published (a keyed hash, the key readable by the grader alone) is dropped and
+    built again: nothing the cache holds runs unless the grader itself put it there."""
     cache_root = cache_dir.resolve() if cache_dir else Path(tempfile.mkdtemp(prefix="grader-build-"))  # tools run elsewhere
     final = cache_root / "builds" / key
-    cached = _cached(final, artifact)
+    seal_key = integrity_key(cache_root)
+    cached = _cached(final, artifact, seal_key)
     if cached is not None:
         return cached
     with tempfile.TemporaryDirectory(prefix="grader-compile-") as work:
         result = compile_in(Path(work))
         if result.status is not BuildStatus.OK:
             return dataclasses.replace(result, artifact=None)
-        return _publish(result, final, artifact)
+        return _publish(result, final, artifact, seal_key)
+
+
+INTEGRITY_KEY_FILE = "integrity.key"
+
+
+def integrity_key(cache_root: Path) -> bytes:
+    """The cache's secret key: 32 random bytes in a file only the grader's user may read, made on first
+    use. Boxes never see the cache's root (it is hidden, and a root grader's boxes run as other uids),
+    so no submission can seal an entry it forged."""
+    path = _ensure_dir(cache_root) / INTEGRITY_KEY_FILE
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            except FileExistsError:
+                continue  # another grader made it first: read theirs
+            with os.fdopen(fd, "wb") as out:
+                key = secrets.token_bytes(32)
+                out.write(key)
+            return key
+        with os.fdopen(fd, "rb") as held:
+            info = os.fstat(held.fileno())
+            key = held.read(64)
+        if info.st_uid == os.geteuid() and not info.st_mode & 0o077 and len(key) == 32:
+            return key
+        raise OSError(f"{path} is not the grader's own private key file (owner, mode or size changed): "
+                      "delete it, and the cache is rebuilt on the next run")
+    raise OSError(f"{path} could not be read or made")
+
+
+def _seal(key: bytes, meta: dict) -> str:
+    record = json.dumps({k: v for k, v in meta.items() if k != "seal"}, sort_keys=True)
+    return hmac.new(key, record.encode(), hashlib.sha256).hexdigest()
 
 
 def _ensure_dir(path: Path) -> Path:
@@ -237,35 +277,32 @@ class ToolRun:
 def run_tool(command: tuple[str, ...], work: Path, timeout_s: float, box: boxes.Sandbox | None = None,
              visible: tuple[Path, ...] = (), masked: tuple[Path, ...] = ()) -> ToolRun:
     """Run a compiler boxed in `work` (its only writable folder; `visible` are shown read-only, `masked`
-    folders inside them replaced by empty ones), in
-    its own process group and pids cgroup so a timeout kills everything it started, with a clean
-    environment, hard limits, and its temporaries in a private /tmp (or, unboxed, in `work`)."""
+    folders inside them replaced by empty ones), in its own process group and cgroup so a timeout kills
+    everything it started, with a clean environment, hard limits, and its temporaries in a private /tmp
+    (or, unboxed, in `work`)."""
     limits = boxes.compile_limits(timeout_s)
-    box = dataclasses.replace(box or boxes.make(boxes.SandboxMode.OFF, []), limits=limits, share_pid=False)
+    box = dataclasses.replace(box or boxes.make(boxes.SandboxMode.OFF, []), limits=limits)
     home = "/tmp" if box.active else str(_ensure_dir(work / ".tmp"))
-    cap = boxes.ProcessCap.create(limits.processes)
-
-    def confine() -> None:  # in the child, before exec
-        limits.apply()
-        cap.join()
-
+    group = boxes.Cgroup.create(limits)
     read_end, write_end = os.pipe()  # bubblewrap writes to write_end once the box is set up
-    argv = box.wrap(list(command), list(visible), writable=[work], chdir=work, info_fd=write_end, masked=list(masked))
     started = time.perf_counter()
     try:
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    cwd=work, start_new_session=True, env=boxes.clean_environment(home=home),
-                                    preexec_fn=confine, pass_fds=(write_end,))
-        finally:
-            os.close(write_end)  # the child holds its own copy
+        with box.launch(list(command), list(visible), writable=[work], chdir=work, info_fd=write_end,
+                        masked=list(masked), group=group) as boxed:
+            try:
+                proc = subprocess.Popen(boxed.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, cwd=work, start_new_session=True,
+                                        env=boxes.clean_environment(home=home), preexec_fn=boxed.preexec,
+                                        pass_fds=(write_end, *boxed.pass_fds))
+            finally:
+                os.close(write_end)  # the child holds its own copy
         log, finished = _capped_output(proc, started + timeout_s)
         if not finished:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         box_started = os.read(read_end, 1) != b""  # every writer is gone: EOF unless bubblewrap wrote
     finally:
-        cap.remove()
+        group.remove()
         os.close(read_end)
     if box.active and not box_started:
         first_line = log.strip().splitlines()[0] if log.strip() else f"bubblewrap exited with status {proc.returncode}"
@@ -360,11 +397,13 @@ def toolchain_paths(compiler: Path) -> tuple[Path, ...]:
     return (Path(compiler).resolve().parent.parent,)
 
 
-def _cached(final: Path, artifact: str) -> BuildResult | None:
-    """The published build, if there is one and its artifact still has the hash recorded at publish."""
+def _cached(final: Path, artifact: str, key: bytes) -> BuildResult | None:
+    """The published build, if there is one, its record sealed with the cache's key, and its artifact
+    still with the hash that record holds."""
     try:
         meta = json.loads((final / META_FILE).read_text())
-        intact = meta.get("sha256") == _file_sha256(final / artifact)
+        intact = (isinstance(meta, dict) and hmac.compare_digest(str(meta.get("seal", "")), _seal(key, meta))
+                  and meta.get("sha256") == _file_sha256(final / artifact))
     except (OSError, ValueError):
         intact = False
     if not intact:
@@ -376,10 +415,13 @@ def _cached(final: Path, artifact: str) -> BuildResult | None:
                        tuple(meta["command"]), meta["seconds"], cached=True, notes=tuple(meta.get("notes", ())))
 
 
-def _publish(result: BuildResult, final: Path, artifact: str) -> BuildResult:
+def _publish(result: BuildResult, final: Path, artifact: str, key: bytes) -> BuildResult:
     """Copy the box's artifact (a regular file, never followed through a link) into a staging folder
-    of the cache with its hash, then rename the folder into place: a half-written build is never seen."""
+    of the cache with its hash and seal, then rename the folder into place: a half-written build is
+    never seen. The entry is the grader's, readable by all (a box's uid must load it), writable by none
+    else."""
     staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=_ensure_dir(final.parent)))
+    os.chmod(staging, 0o755)
     try:
         digest = _copy_regular(result.artifact, staging / artifact)
     except OSError as error:
@@ -388,7 +430,9 @@ def _publish(result: BuildResult, final: Path, artifact: str) -> BuildResult:
                            log=result.log, command=result.command, seconds=result.seconds)
     meta = {"log": result.log, "command": list(result.command), "seconds": result.seconds, "sha256": digest,
             "diagnostics": [d.__dict__ for d in result.diagnostics], "notes": list(result.notes)}
+    meta["seal"] = _seal(key, meta)
     (staging / META_FILE).write_text(json.dumps(meta))
+    os.chmod(staging / META_FILE, 0o444)
     try:
         staging.rename(final)
     except OSError:  # another process published the same key first; theirs is identical

@@ -13,6 +13,7 @@ import os
 import select
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,11 +23,15 @@ from pathlib import Path
 from typing import Callable
 
 from grader import build, channel
-from grader.sandbox import ProcessCap, Sandbox, SandboxMode, clean_environment, keep_grader_private
+from grader.errors import SandboxFailed
+from grader.sandbox import Cgroup, Confinement, Sandbox, SandboxMode, check_box, clean_environment, filters_in_box
 from grader.sandbox import make as make_sandbox
 
 OUTPUT_TAIL_BYTES = 4096
 STARTUP_TIMEOUT_S = 120.0
+CONFINEMENT_FAILED = "the worker could not confine itself"
+"""How a worker's internal failure at start begins when its own confinement failed (the emulator
+runtime's seccomp filter): the grader's failure, not a verdict."""
 
 
 class Outcome(enum.Enum):
@@ -36,6 +41,8 @@ class Outcome(enum.Enum):
     TIMEOUT = "timeout"
     MALFORMED = "malformed answer"
     """The worker said something it could not have said: the submission wrote into the channel."""
+    MEMORY = "memory bound"
+    """The kernel killed the worker for using more memory than its cgroup allows."""
     INTERNAL = "internal"
 
 
@@ -68,47 +75,73 @@ class Worker:
     the one line the worker reads. Answers are JSON lines either way. The worker's environment is the
     sandbox's allow-list plus `env` (what the worker itself needs), never the grader's whole one.
     `pass_fds`: descriptors of the grader's that the worker inherits besides its two pipes (the
-    emulator's buffer arena).
+    emulator's buffer arena). `gpu`: the worker's /dev holds the GPU's device nodes, and a third
+    channel (a unix socket, its end's number passed to `argv` as `handles_fd`) carries the descriptors
+    of the GPU buffers each request names.
     """
 
-    def __init__(self, argv: Callable[[int, int], list[str]], encode: Callable[[dict], str] = encode_json,
+    def __init__(self, argv: Callable[..., list[str]], encode: Callable[[dict], str] = encode_json,
                  env: dict[str, str] | None = None, sandbox: Sandbox | None = None, visible: list[Path] = (),
-                 pass_fds: tuple[int, ...] = ()):
+                 pass_fds: tuple[int, ...] = (), gpu: bool = False, filters: int = 0):
         self.argv, self.encode, self.env = argv, encode, env
         self.pass_fds = tuple(pass_fds)
         self.sandbox = sandbox or make_sandbox(SandboxMode.OFF, [])
         self.visible = list(visible)
-        self.cap = ProcessCap(None)
+        self.gpu = gpu
+        self.filters = filters
+        """Seccomp filters the worker installs itself (the emulator runtime's own), beyond the box's."""
+        self.confinement: Confinement | None = None
+        """What the grader read of the worker's confinement from outside the box, once it was ready."""
+        self.group = Cgroup()
         self.proc: subprocess.Popen | None = None
+        self.uid: int | None = None
+        """The host uid the worker runs as."""
         self.output = tempfile.TemporaryFile()
         self._results = None
         self._commands = None
+        self._handles: socket.socket | None = None
         self._buffer = b""
 
     # -- lifecycle
     def start(self) -> Reply:
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
-        self.cap = ProcessCap.create(self.sandbox.limits.processes)
-        limits, cap = self.sandbox.limits, self.cap
-
-        def confine() -> None:  # in the child, before exec
-            limits.apply()
-            cap.join()
-
-        if self.sandbox.active and self.sandbox.share_pid:
-            keep_grader_private()
-        argv = self.sandbox.wrap(self.argv(cmd_r, res_w), self.visible)
+        inherited = [cmd_r, res_w]
+        argv = self.argv(cmd_r, res_w)
+        if self.gpu:
+            self._handles, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            inherited.append(theirs.fileno())
+            argv = self.argv(cmd_r, res_w, theirs.fileno())
+        self.group = Cgroup.create(self.sandbox.limits)
         home = "/tmp" if self.sandbox.active else tempfile.gettempdir()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
-                                     pass_fds=(cmd_r, res_w, *self.pass_fds), start_new_session=True,
-                                     env=clean_environment(self.env, home),
-                                     cwd=tempfile.gettempdir(), preexec_fn=confine)
+        with self.sandbox.launch(argv, self.visible, gpu=self.gpu, group=self.group) as boxed:
+            self.proc = subprocess.Popen(boxed.argv, stdin=subprocess.DEVNULL, stdout=self.output,
+                                         stderr=subprocess.STDOUT, pass_fds=(*inherited, *self.pass_fds, *boxed.pass_fds),
+                                         start_new_session=True, env=clean_environment(self.env, home),
+                                         cwd=tempfile.gettempdir(), preexec_fn=boxed.preexec)
+            self.uid = boxed.uid
         os.close(cmd_r)
         os.close(res_w)
+        if self.gpu:
+            theirs.close()
         self._commands = os.fdopen(cmd_w, "w")
         self._results = res_r
-        return self._receive(STARTUP_TIMEOUT_S, "start", 0)
+        ready = self._receive(STARTUP_TIMEOUT_S, "start", 0)
+        if ready.outcome is Outcome.INTERNAL and ready.detail.startswith(CONFINEMENT_FAILED):
+            self._kill()
+            raise SandboxFailed(ready.detail)
+        if ready.outcome is Outcome.OK:
+            self._check_confinement()
+        return ready
+
+    def _check_confinement(self) -> None:
+        """Read the worker's confinement from outside the box (nothing inside can forge /proc): a box
+        that is not as built refuses to grade, as the grader's failure, never as a verdict."""
+        expected = filters_in_box(self.sandbox, self.filters)
+        self.confinement, problem = check_box(self.proc.pid, self.sandbox, self.uid, expected)
+        if problem:
+            self._kill()
+            raise SandboxFailed(f"the worker's box is not as it was built: {problem}")
 
     def __enter__(self) -> "Worker":
         return self
@@ -127,7 +160,7 @@ class Worker:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self._kill()
-        self.cap.remove()
+        self.group.remove()
         self._close_pipes()
         self.proc = None
 
@@ -155,6 +188,7 @@ class Worker:
             return self._malformed("an answer to no request", time.perf_counter())
         command = {**command, "id": secrets.randbits(53)}
         try:
+            command = self._send_handles(command)
             self._send(command)
         except OSError:
             pass  # it died; _receive reports how
@@ -173,6 +207,24 @@ class Worker:
         return self.output.read(limit_bytes).decode(errors="replace")
 
     # -- plumbing
+    def _send_handles(self, command: dict) -> dict:
+        """GPU buffers travel as descriptors: those the arguments name (`fd`) go over the handles
+        socket in one message, and the command names each by its place in it (`handle`)."""
+        args = command.get("args")
+        fds = [arg["fd"] for arg in args or () if "fd" in arg]
+        if not fds:
+            return command
+        if self._handles is None:
+            raise ValueError("GPU buffers for a worker without a handles channel")
+        socket.send_fds(self._handles, [b"h"], fds)
+        numbered, index = [], 0
+        for arg in args:
+            if "fd" in arg:
+                arg = {**{k: v for k, v in arg.items() if k != "fd"}, "handle": index}
+                index += 1
+            numbered.append(arg)
+        return {**command, "args": numbered}
+
     def _send(self, command: dict) -> None:
         self._commands.write(self.encode(command) + "\n")
         self._commands.flush()
@@ -220,6 +272,11 @@ class Worker:
 
     def _died(self, started: float) -> Reply:
         code = self.proc.wait()
+        if self.group.out_of_memory():
+            bound = self.sandbox.limits.memory_bytes or 0
+            return Reply(Outcome.MEMORY, f"the process used more than its memory bound of {bound / (1 << 30):.3g} GiB "
+                                         "(host memory: its heap, shared memory and files in /tmp and /dev/shm count "
+                                         "alike) and was stopped", seconds=time.perf_counter() - started)
         sandboxed_signal = self.sandbox.active and 128 < code < 128 + signal.NSIG
         if code < 0 or sandboxed_signal:
             number = -code if code < 0 else code - 128  # bubblewrap reports its child's death by signal N as 128 + N
@@ -233,11 +290,12 @@ class Worker:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        self.cap.kill_all()
+        self.group.kill_all()
         self.proc.wait()
 
     def _close_pipes(self) -> None:
-        for closer in (lambda: self._commands.close(), lambda: os.close(self._results)):
+        for closer in (lambda: self._commands.close(), lambda: os.close(self._results),
+                       lambda: self._handles and self._handles.close()):
             try:
                 closer()
             except OSError:
@@ -269,18 +327,17 @@ def _reply(answer: channel.Answer, seconds: float) -> Reply:
 
 def python_worker(library: Path, entry: str, sandbox: Sandbox | None = None, python: str = sys.executable,
                   prefix: list[str] = ()) -> Worker:
-    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes, confined
-    by grader.seccomp; `prefix` runs it under another program (compute-sanitizer, which needs to talk
-    with its target: no filter there)."""
-    def argv(commands_fd: int, results_fd: int) -> list[str]:
+    """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes, its GPU
+    buffers arriving as descriptors over the handles channel; `prefix` runs it under another program
+    (compute-sanitizer)."""
+    def argv(commands_fd: int, results_fd: int, handles_fd: int = -1) -> list[str]:
         return [*prefix, python, "-m", "grader.worker", "--library", str(library), "--entry", entry,
                 "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
-                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd),
-                *([] if prefix else ["--confine"])]
+                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd), "--handles-fd", str(handles_fd)]
 
     package_root = Path(__file__).resolve().parent.parent
     python_path = os.pathsep.join(filter(None, [str(package_root), os.environ.get("PYTHONPATH")]))
     env = {"PYTHONPATH": python_path, "PYTHONDONTWRITEBYTECODE": "1"}
     from grader.sandbox import python_paths
     visible = [library.parent, package_root / "grader", *python_paths(package_root)]
-    return Worker(argv, env=env, sandbox=sandbox, visible=visible)
+    return Worker(argv, env=env, sandbox=sandbox, visible=visible, gpu=True)

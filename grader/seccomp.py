@@ -1,114 +1,186 @@
-"""A seccomp filter that keeps a worker's hands off every other process.
+"""The seccomp policy every box runs under: written here, installed by bubblewrap before the boxed
+program's first instruction.
 
-A GPU worker shares the grader's PID namespace (legacy CUDA IPC finds the exporting process by its
-pid, and cannot cross namespaces), so without this it could signal, trace or read the memory of any
-process of the same user: the grader first. The worker installs this filter itself, after its own
-start-up and before it loads the submission, with its own pid written into the program; the filter
-is inherited by everything the submission starts, and cannot be removed.
+bubblewrap loads the program from a descriptor (`--seccomp FD`) and installs it, with no_new_privs,
+as the last step before it executes the boxed command: before the dynamic loader, before any
+constructor or GNU ifunc resolver of a submission can run, so nothing in a submission can pre-empt
+it, and no filter a submission adds later can loosen it (the kernel applies every filter and keeps
+the strictest answer).
 
-Refused with EPERM:
-- signals to any process but the worker itself (`kill`, `tgkill`, `tkill`, `rt_sigqueueinfo`,
-  `rt_tgsigqueueinfo`); `kill(0, …)`, its own process group, is allowed: that group is the box;
-- changing another process's resource limits (`prlimit64` with a pid other than 0 or its own);
-- `ptrace`, `process_vm_readv`/`writev`, `pidfd_open`, `pidfd_getfd`, `pidfd_send_signal`.
-- Every system call through another ABI (x32, or i386's int 0x80 on x86-64): other numbers, which
-  would walk around the rules above.
+Refused, whatever the arguments (EPERM):
+- mounting and unmounting, in every form (`mount`, `umount2`, `pivot_root`, `chroot`, the new mount
+  API): the box's hidden folders are mounts, and a process that could take one away would see what
+  is under it;
+- new namespaces (`unshare`, `setns`; `clone` with a CLONE_NEW* flag): in a user namespace of its own
+  a process holds every capability again;
+- reaching other processes (`ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd`, `process_madvise`,
+  `kcmp`);
+- the kernel's own interfaces that have served escapes or have no use in a box: keyrings, `bpf`,
+  `perf_event_open`, `userfaultfd`, io_uring (whose operations bypass seccomp), module loading, kexec,
+  reboot, swap, accounting, quotas, the kernel log, file handles (`open_by_handle_at`), port I/O,
+  setting the clock, `lookup_dcookie`, `vhangup`, `uselib`, `fanotify_init`, `nfsservctl`, `_sysctl`.
+Conditional:
+- `clone3` answers ENOSYS (its flags sit in a struct a filter cannot read; the C library then falls
+  back to `clone`, whose flags it can);
+- `seccomp` with SECCOMP_FILTER_FLAG_NEW_LISTENER is refused: a filter of the submission's own may
+  only answer fixed values, never hand its calls to a supervisor process that could forge results;
+- `ioctl` TIOCSTI and TIOCLINUX (typing into a terminal) are refused.
+- A call through another ABI (x32, or i386's `int 0x80` on x86-64), whose numbers differ, fails whole.
 
-Written for x86-64 and aarch64, where the numbers below hold; elsewhere `install` does nothing and
-says so.
+Written for x86-64 and aarch64; `policy` raises for another machine and the box says so.
 """
 
 from __future__ import annotations
 
-import ctypes
+import errno
+import os
 import platform
 import struct
 from dataclasses import dataclass
 
-PR_SET_NO_NEW_PRIVS = 38
-PR_SET_SECCOMP = 22
-SECCOMP_MODE_FILTER = 2
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
-EPERM = 1
 X32_SYSCALL_BIT = 0x40000000
+CLONE_NAMESPACES = 0x7E020000
+"""CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (CLONE_NEWTIME exists only
+for clone3 and unshare: in clone's flags its bit is part of the exit signal)."""
+SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 
 # classic BPF opcodes
 BPF_LD_W_ABS = 0x20
 BPF_JEQ_K = 0x15
 BPF_JGE_K = 0x35
+BPF_JSET_K = 0x45
 BPF_RET_K = 0x06
 
-# struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
+# struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6] (little-endian)
 OFFSET_NR = 0
 OFFSET_ARCH = 4
-OFFSET_ARG0_LOW = 16  # little-endian: the low word of args[0]; a pid_t is its low 32 bits
+
+
+def _arg_low(index: int) -> int:
+    return 16 + 8 * index
+
+
+REFUSED = ("mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig",
+           "fsmount", "fspick", "mount_setattr", "unshare", "setns", "ptrace", "process_vm_readv",
+           "process_vm_writev", "pidfd_getfd", "process_madvise", "kcmp", "keyctl", "add_key", "request_key",
+           "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+           "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon",
+           "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "open_by_handle_at", "name_to_handle_at",
+           "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "lookup_dcookie",
+           "vhangup", "uselib", "fanotify_init", "nfsservctl", "_sysctl", "create_module")
+"""Every call refused outright, by name; an architecture lacking one (aarch64 has no iopl) skips it."""
 
 
 @dataclass(frozen=True)
 class Arch:
     audit: int
-    never: dict[str, int]
-    """System calls refused whatever their arguments."""
-    own_pid_first: dict[str, int]
-    """System calls allowed only when their first argument is the worker's pid (or 0, where 0 is self)."""
+    numbers: dict[str, int]
     x32: bool = False
 
 
-ARCHES = {
-    "x86_64": Arch(0xC000003E,
-                   never={"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_open": 434,
-                          "pidfd_send_signal": 424, "pidfd_getfd": 438},
-                   own_pid_first={"kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
-                                  "rt_tgsigqueueinfo": 297, "prlimit64": 302},
-                   x32=True),
-    "aarch64": Arch(0xC00000B7,
-                    never={"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "pidfd_open": 434,
-                           "pidfd_send_signal": 424, "pidfd_getfd": 438},
-                    own_pid_first={"kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138,
-                                   "rt_tgsigqueueinfo": 240, "prlimit64": 261}),
-}
+_X86_64 = dict(mount=165, umount2=166, pivot_root=155, chroot=161, open_tree=428, move_mount=429, fsopen=430,
+               fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, unshare=272, setns=308, ptrace=101,
+               process_vm_readv=310, process_vm_writev=311, pidfd_getfd=438, process_madvise=440, kcmp=312,
+               keyctl=250, add_key=248, request_key=249, bpf=321, perf_event_open=298, userfaultfd=323,
+               io_uring_setup=425, io_uring_enter=426, io_uring_register=427, kexec_load=246, kexec_file_load=320,
+               init_module=175, finit_module=313, delete_module=176, reboot=169, swapon=167, swapoff=168,
+               acct=163, quotactl=179, quotactl_fd=443, syslog=103, open_by_handle_at=304, name_to_handle_at=303,
+               iopl=172, ioperm=173, settimeofday=164, clock_settime=227, clock_adjtime=305, adjtimex=159,
+               lookup_dcookie=212, vhangup=153, uselib=134, fanotify_init=300, nfsservctl=180, _sysctl=156,
+               create_module=174, clone=56, clone3=435, seccomp=317, ioctl=16)
+_AARCH64 = dict(mount=40, umount2=39, pivot_root=41, chroot=51, open_tree=428, move_mount=429, fsopen=430,
+                fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, unshare=97, setns=268, ptrace=117,
+                process_vm_readv=270, process_vm_writev=271, pidfd_getfd=438, process_madvise=440, kcmp=272,
+                keyctl=219, add_key=217, request_key=218, bpf=280, perf_event_open=241, userfaultfd=282,
+                io_uring_setup=425, io_uring_enter=426, io_uring_register=427, kexec_load=104,
+                kexec_file_load=294, init_module=105, finit_module=273, delete_module=106, reboot=142, swapon=224,
+                swapoff=225, acct=89, quotactl=60, quotactl_fd=443, syslog=116, open_by_handle_at=265,
+                name_to_handle_at=264, settimeofday=170, clock_settime=112, clock_adjtime=266, adjtimex=171,
+                lookup_dcookie=18, vhangup=58, fanotify_init=262, nfsservctl=42, clone=220, clone3=435,
+                seccomp=277, ioctl=29)
+
+ARCHES = {"x86_64": Arch(0xC000003E, _X86_64, x32=True), "aarch64": Arch(0xC00000B7, _AARCH64)}
 
 
-def _statement(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
-    return struct.pack("<HBBI", code, jt, jf, k)
+class Unavailable(Exception):
+    """No policy for this machine's architecture."""
 
 
-def program(arch: Arch, pid: int) -> bytes:
-    """The filter as classic BPF: check the architecture (a call through another ABI, such as int 0x80
-    on x86-64, is refused whole: its numbers differ), refuse the listed calls, allow the rest."""
-    deny, allow = _statement(BPF_RET_K, SECCOMP_RET_ERRNO | EPERM), _statement(BPF_RET_K, SECCOMP_RET_ALLOW)
-    head = [_statement(BPF_LD_W_ABS, OFFSET_ARCH), _statement(BPF_JEQ_K, arch.audit, jt=1, jf=0), deny,
-            _statement(BPF_LD_W_ABS, OFFSET_NR)]
+# --------------------------------------------------------------------------- a tiny assembler
+# A program is a list of statements; a jump names its targets by label, resolved to the forward
+# offsets classic BPF wants (8 bits: every target here lies within reach).
+
+@dataclass(frozen=True)
+class _Op:
+    code: int
+    k: int
+    true: str | None = None
+    false: str | None = None
+
+
+def _assemble(ops: list[_Op | str]) -> bytes:
+    labels, statements = {}, []
+    for op in ops:
+        if isinstance(op, str):
+            labels[op] = len(statements)
+        else:
+            statements.append(op)
+    out = []
+    for index, op in enumerate(statements):
+        jt = labels[op.true] - index - 1 if op.true else 0
+        jf = labels[op.false] - index - 1 if op.false else 0
+        if not (0 <= jt < 256 and 0 <= jf < 256):
+            raise ValueError(f"a jump out of reach at statement {index}")
+        out.append(struct.pack("<HBBI", op.code, jt, jf, op.k))
+    return b"".join(out)
+
+
+def _load(offset: int) -> _Op:
+    return _Op(BPF_LD_W_ABS, offset)
+
+
+def _if_equal(value: int, then: str) -> _Op:
+    return _Op(BPF_JEQ_K, value, true=then)
+
+
+def _give(action: int) -> _Op:
+    return _Op(BPF_RET_K, action)
+
+
+def program(arch: Arch) -> bytes:
+    """The policy as classic BPF (struct sock_filter[]), as bubblewrap's --seccomp reads it."""
+    deny, no_such_call = SECCOMP_RET_ERRNO | errno.EPERM, SECCOMP_RET_ERRNO | errno.ENOSYS
+    n = arch.numbers
+    ops: list[_Op | str] = [_load(OFFSET_ARCH), _Op(BPF_JEQ_K, arch.audit, false="wrong abi"), _load(OFFSET_NR)]
     if arch.x32:
-        head += [_statement(BPF_JGE_K, X32_SYSCALL_BIT, jt=0, jf=1), deny]
-    own_pid_check = [_statement(BPF_LD_W_ABS, OFFSET_ARG0_LOW), _statement(BPF_JEQ_K, pid, jt=2, jf=0),
-                     _statement(BPF_JEQ_K, 0, jt=1, jf=0), deny, allow]
-    # After the number tests: [allow] [deny] [own-pid check]; each test jumps forward to one of them.
-    numbers = [(nr, "deny") for nr in arch.never.values()] + [(nr, "check") for nr in arch.own_pid_first.values()]
-    tests = []
-    for index, (nr, target) in enumerate(numbers):
-        to_allow = len(numbers) - index - 1  # statements between this test and the first target
-        jump = to_allow + (1 if target == "deny" else 2)
-        tests.append(_statement(BPF_JEQ_K, nr, jt=jump, jf=0))
-    return b"".join(head + tests + [allow, deny] + own_pid_check)
+        ops.append(_Op(BPF_JGE_K, X32_SYSCALL_BIT, true="wrong abi"))
+    ops += [_if_equal(n[name], "deny") for name in REFUSED if name in n]
+    ops += [_if_equal(n["clone3"], "no such call"), _if_equal(n["clone"], "clone"),
+            _if_equal(n["seccomp"], "seccomp"), _if_equal(n["ioctl"], "ioctl"), _give(SECCOMP_RET_ALLOW)]
+    ops += ["clone", _load(_arg_low(0)), _Op(BPF_JSET_K, CLONE_NAMESPACES, true="deny"), _give(SECCOMP_RET_ALLOW)]
+    ops += ["seccomp", _load(_arg_low(1)), _Op(BPF_JSET_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, true="deny"),
+            _give(SECCOMP_RET_ALLOW)]
+    ops += ["ioctl", _load(_arg_low(1)), _if_equal(TIOCSTI, "deny"), _if_equal(TIOCLINUX, "deny"),
+            _give(SECCOMP_RET_ALLOW)]
+    ops += ["deny", _give(deny), "no such call", _give(no_such_call), "wrong abi", _give(no_such_call)]
+    return _assemble(ops)
 
 
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-def install(pid: int) -> str | None:
-    """Install the filter in this process; None when installed, else why not (the caller says so)."""
-    arch = ARCHES.get(platform.machine())
+def policy(machine: str | None = None) -> bytes:
+    """This machine's policy; Unavailable where there is none."""
+    arch = ARCHES.get(machine or platform.machine())
     if arch is None:
-        return f"no seccomp filter for {platform.machine()}"
-    code = program(arch, pid)
-    buffer = ctypes.create_string_buffer(code, len(code))
-    prog = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return f"prctl(PR_SET_NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}"
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        return f"prctl(PR_SET_SECCOMP) failed: errno {ctypes.get_errno()}"
-    return None
+        raise Unavailable(f"no seccomp policy for {machine or platform.machine()}")
+    return program(arch)
+
+
+def policy_fd() -> int:
+    """A descriptor reading the policy from its start (an anonymous file: the caller passes it to
+    bubblewrap's --seccomp and closes it afterwards)."""
+    fd = os.memfd_create("grader-seccomp", os.MFD_CLOEXEC)
+    os.write(fd, policy())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

@@ -3,8 +3,10 @@
 Started by `grader.run.Worker` as `python -m grader.worker`, it reads one JSON command a line
 from a private pipe and answers one JSON line on another, so nothing the submission prints can
 forge an answer. A crash, `exit()` or a sticky CUDA error ends this process, never the grader.
-Buffers live in the grader's process and arrive as CUDA IPC handles; the grader checks them after
-each call, so nothing this process says about correctness is trusted.
+Buffers live in the grader's process and arrive as descriptors (grader/devmem.py) over a unix
+socket; the grader checks them after each call, so nothing this process says about correctness is
+trusted. The box (grader/sandbox.py) confines this process from before its first instruction: its
+seccomp policy, uid and namespaces are in force before the submission's library is loaded.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import ctypes
 import json
 import os
+import socket
 import sys
 import time
 import traceback
@@ -36,28 +39,38 @@ class Submission:
 
 
 class Handles:
-    """IPC-opened device pointers for one command; closed when the command ends."""
+    """The GPU buffers one command names: their descriptors, received in one message over the handles
+    socket before the command, mapped into this process; unmapped and closed when the command ends."""
 
-    def __init__(self, runtime):
-        self.runtime = runtime
-        self.opened: list[int] = []
+    def __init__(self, channel: socket.socket | None, args: list[dict]):
+        self.mappings: list = []
+        count = sum("handle" in a for a in args)
+        self.fds: list[int] = []
+        if count:
+            _, self.fds, _, _ = socket.recv_fds(channel, 16, count)
+            if len(self.fds) != count:
+                raise ValueError(f"the command names {count} GPU buffers but {len(self.fds)} arrived")
 
     def pointer(self, spec: dict) -> ctypes.c_void_p:
-        base = self.runtime.ipcOpenMemHandle(bytes.fromhex(spec["ipc"]), 1)  # lazy peer access
-        self.opened.append(base)
-        return ctypes.c_void_p(base + spec["offset"])
+        from grader import devmem
+        mapping = devmem.import_fd(self.fds[spec["handle"]], spec["size"])
+        self.mappings.append(mapping)
+        return ctypes.c_void_p(mapping.pointer + spec["offset"])
 
     def close(self) -> None:
-        for base in self.opened:
+        for mapping in self.mappings:
             try:
-                self.runtime.ipcCloseMemHandle(base)
+                mapping.close()
             except Exception:
                 pass
-        self.opened.clear()
+        for fd in self.fds:
+            os.close(fd)
+        self.mappings.clear()
+        self.fds.clear()
 
 
 def convert(arg: dict, handles: Handles):
-    if "ipc" in arg:
+    if "handle" in arg:
         return handles.pointer(arg)
     if "int" in arg:
         return ctypes.c_int(arg["int"])
@@ -118,8 +131,8 @@ def context_lost(canary, cp) -> bool:
     return attributes.type != cp.cuda.runtime.memoryTypeDevice
 
 
-def do_call(cmd: dict, submission: Submission, cp) -> dict:
-    handles = Handles(cp.cuda.runtime)
+def do_call(cmd: dict, submission: Submission, cp, channel: socket.socket | None) -> dict:
+    handles = Handles(channel, cmd["args"])
     try:
         args = [convert(a, handles) for a in cmd["args"]]
         threads_before, libraries_before = threads(), libraries()
@@ -141,11 +154,11 @@ class CallFailed(Exception):
         self.code = code
 
 
-def do_time(cmd: dict, submission: Submission, cp) -> dict:
+def do_time(cmd: dict, submission: Submission, cp, channel: socket.socket | None) -> dict:
     from grader.l2flush import L2Flush
     from grader.timing import TimingPolicy, event_sampler, harness_seconds, measure
 
-    handles = Handles(cp.cuda.runtime)
+    handles = Handles(channel, cmd["args"])
 
     def launch() -> None:
         submission.entry(*args)
@@ -168,14 +181,14 @@ def do_time(cmd: dict, submission: Submission, cp) -> dict:
         handles.close()
 
 
-def serve(commands, results, submission: Submission, cp) -> None:
+def serve(commands, results, submission: Submission, cp, channel: socket.socket | None) -> None:
     ops = {"call": do_call, "time": do_time, "ping": lambda *_: {"ok": True, "pong": True}}
     for line in commands:
         cmd = json.loads(line)
         if cmd["op"] == "exit":
             return
         try:
-            reply = ops[cmd["op"]](cmd, submission, cp)
+            reply = ops[cmd["op"]](cmd, submission, cp, channel)
         except Exception:
             reply = {"ok": False, "internal": traceback.format_exc(limit=4)}
         reply["id"] = cmd.get("id", 0)  # the answer names its request: the grader rejects any other line
@@ -191,20 +204,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--error-symbol", required=True)
     parser.add_argument("--commands-fd", type=int, required=True)
     parser.add_argument("--results-fd", type=int, required=True)
-    parser.add_argument("--confine", action="store_true",
-                        help="install the seccomp filter (grader.seccomp) before loading the submission")
+    parser.add_argument("--handles-fd", type=int, default=-1,
+                        help="a unix socket the GPU buffers' descriptors arrive on (-1: none)")
     opts = parser.parse_args(argv)
     commands = os.fdopen(opts.commands_fd, "r")
     results = os.fdopen(opts.results_fd, "w")
+    channel = socket.socket(fileno=opts.handles_fd) if opts.handles_fd >= 0 else None
     try:
         import cupy as cp
         cp.cuda.runtime.setDevice(0)
         cp.cuda.runtime.free(0)  # create the context before the submission's runtime looks for it
-        if opts.confine:
-            from grader import seccomp
-            problem = seccomp.install(os.getpid())
-            if problem:
-                raise RuntimeError(f"the worker cannot confine itself: {problem}")
         submission = Submission(opts.library, opts.entry, opts.sync_symbol, opts.error_symbol)
         submission.canary = cp.cuda.Memory(256)  # freed by a device reset, which is how one is noticed
     except Exception:
@@ -213,7 +222,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(3)
     results.write(json.dumps({"id": 0, "ok": True, "ready": True, "pid": os.getpid()}) + "\n")
     results.flush()
-    serve(commands, results, submission, cp)
+    serve(commands, results, submission, cp, channel)
 
 
 if __name__ == "__main__":

@@ -117,8 +117,7 @@ def _backend(config: Config):
     key = (config.backend, config.nvcc, config.sandbox_mode, config.hidden)
     if key not in _BACKENDS:
         from grader import backends, sandbox
-        box = sandbox.make(sandbox.SandboxMode(config.sandbox_mode), list(config.hidden),
-                           share_pid=config.backend != "emulator")
+        box = sandbox.make(sandbox.SandboxMode(config.sandbox_mode), list(config.hidden))
         _BACKENDS[key] = backends.choose(config.backend, config.nvcc, box)
     return _BACKENDS[key]
 

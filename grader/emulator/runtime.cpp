@@ -1097,9 +1097,10 @@ void on_fatal_signal(int signal, siginfo_t* info, void*) {
 // The submission runs in this process and may call what the runtime calls. Some of that would make
 // the grade lie: a SIGSEGV handler of its own that maps the faulting page turns a wild write into a
 // success; an ignored SIGXCPU or a raised resource limit lets it outgrow the box the grader built.
-// So the runtime records what it relies on (ProcessState) before any static constructor runs, again
-// once it has set itself up, and compares after every call of the entry point; and a seccomp filter
-// refuses those changes outright, trapping the attempt into a SIGSYS answered as a crash naming it.
+// So the runtime sets itself up before any static constructor runs (start_confined, below), records
+// what it relies on (ProcessState), and compares after the constructors and after every call of the
+// entry point; and a seccomp filter, installed before the constructors too, refuses those changes
+// outright, trapping the attempt into a SIGSYS answered as a crash naming it.
 
 struct Watched {
     int signal;
@@ -1142,15 +1143,8 @@ void capture(ProcessState& state) {
     pthread_sigmask(SIG_BLOCK, nullptr, &state.blocked);
 }
 
-ProcessState g_before_constructors;  // as the process started, before any static constructor ran
-ProcessState g_expected;             // once the runtime set itself up: what every call must leave
+ProcessState g_expected;  // once the runtime set itself up, before any constructor: what every call must leave
 
-void capture_before_constructors(int, char**, char**) { capture(g_before_constructors); }
-
-// .preinit_array runs before every constructor of the executable, whatever its priority, and before
-// the C++ library's own (only another .preinit_array entry of the submission's would run earlier).
-__attribute__((section(".preinit_array"), used)) void (*const g_capture_at_start)(int, char**, char**) =
-    capture_before_constructors;
 
 std::string signal_text(int signal) {
     for (const Watched& w : kWatched)
@@ -1325,12 +1319,57 @@ Program syscall_filter() {
     return program;
 }
 
-// Best effort: where the kernel refuses filters, the checks after each call still catch the changes.
-void install_syscall_filter() {
+bool install_syscall_filter() {
     Program program = syscall_filter();
     sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter);
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) == 0;
 }
+
+// The seccomp filters in force on this process, from /proc/self/status; -1 where it cannot be read.
+// Plain system calls and a fixed buffer: this runs before the C++ library is set up.
+int filters_in_force() {
+    static char text[8192];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t length = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (length <= 0) return -1;
+    text[length] = '\0';
+    const char* found = std::strstr(text, "Seccomp_filters:");
+    return found ? std::atoi(found + std::strlen("Seccomp_filters:")) : -1;
+}
+
+[[noreturn]] void refuse_to_start(const char* why) {
+    reply(std::string("{\"ok\": false, \"internal\": ") + json_string(why) + "}");
+    _exit(3);
+}
+
+// The runtime's start, before any code of the submission's can run: .preinit_array entries run before
+// every constructor of the executable and of the libraries it loads (the link puts this one first; the
+// grader refuses GNU ifuncs, whose resolvers would run earlier still). It records the process's state,
+// installs the crash handlers and the filter that keeps them, and checks that the filter took: the
+// grader says how many filters were in force before it (--filters-before), so one that something had
+// installed already, say to answer "success" to this one, is seen.
+void start_confined(int argc, char** argv, char**) {
+    int filters_before = -1;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::strcmp(argv[i], "--results-fd") == 0) g_results_fd = std::atoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--filters-before") == 0) filters_before = std::atoi(argv[i + 1]);
+    }
+    if (g_results_fd < 0) return;  // not started by the grader: main says how to
+    g_worker_pid = getpid();
+    int found = filters_in_force();
+    if (filters_before >= 0 && found > filters_before)
+        answer_and_exit("code in the submission ran before the emulator's runtime started and installed a seccomp "
+                        "filter of its own; the emulator does not allow that", 3);
+    install_crash_handlers();
+    capture(g_expected);
+    if (!install_syscall_filter() || (found >= 0 && filters_in_force() != found + 1))
+        refuse_to_start("the worker could not confine itself: the emulator runtime's seccomp filter is not in force "
+                        "(the kernel refused it)");
+}
+
+__attribute__((section(".preinit_array"), used)) void (*const g_start_confined)(int, char**, char**) = start_confined;
 
 struct Mapping {
     void* base = nullptr;
@@ -1475,14 +1514,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s --commands-fd N --results-fd M (started by the grader)\n", argv[0]);
         return 2;
     }
-    g_worker_pid = getpid();
     ProcessState after_constructors;
     capture(after_constructors);
-    std::string changed = tampering(g_before_constructors, after_constructors);
+    std::string changed = tampering(g_expected, after_constructors);
     if (!changed.empty()) answer_and_exit("in a static constructor, before solve was ever called, " + changed, 3);
-    install_crash_handlers();
-    capture(g_expected);
-    install_syscall_filter();
     FILE* commands = fdopen(commands_fd, "r");
     reply("{\"ok\": true, \"ready\": true}");
     std::vector<char> line(1 << 16);
