@@ -373,7 +373,8 @@ def _compile(unit: str, work: Path, command: tuple[str, ...], request: BuildRequ
 LIBRARIES = ("cub", "thrust")
 """Header-only libraries a submission may not use. Being headers, nothing is left undefined at link
 time for the check above to see; instead the compile's box hides their folders (library_header_dirs)."""
-LIBRARY_INCLUDE = re.compile(r"\b(cub|thrust)/\S*: No such file")
+LIBRARY_INCLUDE = re.compile(r"\b(cub|thrust)/")
+"""A library's folder in the name of a file the compiler did not find (see _names_library_header)."""
 
 
 @functools.cache
@@ -470,7 +471,13 @@ def _file_sha256(path: Path, sink=None) -> str:
 _EDG = re.compile(r"^(?P<path>[^\s(][^(]*)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning|remark)(?: #[\w-]+)?: (?P<msg>.*)$")
 _GCC = re.compile(r"^(?P<path>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning): (?P<msg>.*)$")
 _PTXAS = re.compile(r"^ptxas (?P<sev>fatal|error|warning)\s*: (?P<msg>.*)$")
-_UNDEFINED = re.compile(r"undefined reference to `(?P<sym>[^']+)'")
+# The log quotes source text (an #error line), so every pattern here must be linear in a line: the three
+# above are anchored at its start and each of their `[^(]*`, `[^:]*` stops at the first `(` or `:`. A
+# pattern searched for must not scan far from each place it starts: `([^']+)'` after the phrase below
+# would scan to the end of the line from every quote-less repetition of it, so the symbol is cut out
+# with one search for its closing quote instead.
+_UNDEFINED = re.compile(r"undefined reference to `(?!')")
+_MISSING_FILE = re.compile(r"(?<!\S)(\S*)(?=: No such file)")  # the phrase may run into the next name
 
 
 def parse_diagnostics(log: str) -> tuple[Diagnostic, ...]:
@@ -486,9 +493,23 @@ def parse_diagnostics(log: str) -> tuple[Diagnostic, ...]:
             found.append(Diagnostic(sev, m["msg"].strip(), m["path"], int(m["line"]), col))
         elif m := _PTXAS.match(line):
             found.append(Diagnostic("warning" if m["sev"] == "warning" else "error", "ptxas: " + m["msg"].strip()))
-        elif m := _UNDEFINED.search(line):
-            found.append(Diagnostic("error", f"undefined reference to `{m['sym']}'"))
+        elif symbol := _undefined_symbol(line):
+            found.append(Diagnostic("error", f"undefined reference to `{symbol}'"))
     return tuple(found)
+
+
+def _undefined_symbol(line: str) -> str | None:
+    """The symbol in the linker's "undefined reference to `symbol'"."""
+    m = _UNDEFINED.search(line)
+    end = line.find("'", m.end()) if m else -1
+    return line[m.end():end] if end != -1 else None
+
+
+def _names_library_header(message: str) -> bool:
+    """Whether the message is the compiler's "cub/...: No such file": the missing file's name first (a
+    search that starts only where a name starts), then the library in it; one pattern for both, searched,
+    would scan from every `cub/` of `cub/cub/cub/...` to the end of the name."""
+    return any(LIBRARY_INCLUDE.search(m[1]) for m in _MISSING_FILE.finditer(message))
 
 
 def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
@@ -496,7 +517,8 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
     errors = [d for d in diagnostics if d.severity == "error"]
     in_epilogue = [d for d in errors if d.path == EPILOGUE_NAME]
     undefined = [d for d in errors if d.message.startswith("undefined reference")]
-    own = [d for d in errors if d not in in_epilogue and d not in undefined]
+    # By the same tests, not by `d not in in_epilogue`: that compares every error with every other.
+    own = [d for d in errors if d.path != EPILOGUE_NAME and not d.message.startswith("undefined reference")]
     if in_epilogue and not own:
         return BuildStatus.INTERFACE_ERROR, _signature_message(in_epilogue[0], entry, prototype)
     if undefined and not own:
@@ -505,7 +527,7 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
             f"the library calls functions that are not linked: {symbols}. Only the CUDA runtime is "
             "available; library calls (cuBLAS, cuDNN, thrust's device backends…) are not allowed: "
             "write the kernel yourself")
-    library = next((d for d in own if LIBRARY_INCLUDE.search(d.message)), None)
+    library = next((d for d in own if _names_library_header(d.message)), None)
     if library:
         return BuildStatus.COMPILE_ERROR, (
             f"{library}: CUB and Thrust are library code, which submissions may not use (the statement's "
