@@ -616,6 +616,18 @@ def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> 
     out.print(f"[bold]randomized[/]  {r.count} shapes from the seed, " +
               ", ".join(f"{d} in [{lo}, {hi}]" for d, (lo, hi) in r.ranges.items()))
     out.print(f"[bold]performance shapes[/] (v{c.performance_version})  " + ", ".join(s.label() for s in c.performance))
+    out.print(_limits_text(c.limits), highlight=False)
+
+
+def _limits_text(limits: spec.Limits) -> str:
+    """The time limits as on a GPU, and how the CPU emulator scales them."""
+    from grader.backends.emulator import LIMIT_SLACK
+    return (f"[bold]limits[/] (GPU)  a call {limits.case_s:g} s; the whole job {limits.job_s:g} s (the compile, itself "
+            f"at most {limits.compile_s:g} s, and every case, correctness and timing); in the CPU emulator the call's "
+            f"limit and the job's bound each add {LIMIT_SLACK:g}× what a slow kernel of the cases' shapes costs there. "
+            f"Timing budget {limits.timing_budget_s:g} s per performance case")
+
+
 
 
 def _challenge_json(c: spec.Challenge) -> dict:
@@ -631,7 +643,7 @@ def _challenge_json(c: spec.Challenge) -> dict:
         "performance": {"version": c.performance_version,
                         "cases": [dict(s.dims, name=s.name) for s in c.performance]},
         "limits": {"compile_s": c.limits.compile_s, "case_s": c.limits.case_s,
-                   "timing_budget_s": c.limits.timing_budget_s},
+                   "timing_budget_s": c.limits.timing_budget_s, "job_s": c.limits.job_s},
         "baseline": c.baseline_label,
     }
 

@@ -13,7 +13,7 @@ from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources
 from grader.backends import Backend
-from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
+from grader.results import HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, JobLimit, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
@@ -82,20 +82,44 @@ class _Run:
     backend: Backend
     options: Options
     progress: Progress
+    clock: Callable[[], float]
+    job_limit: JobLimit
+    deadline: float
+    """On `clock`: when the job's bound runs out. Every request's timeout is at most the time left."""
     worker: run.Worker | None = None
     kernel_s: float = 0.0
+
+    def left_s(self) -> float:
+        return self.deadline - self.clock()
+
+
+@dataclass(frozen=True)
+class _Timeout:
+    """What one request may take: its own limit, or the job's time left where that is less."""
+
+    seconds: float
+    limit: run.CallLimit
+    job: JobLimit | None = None
+    """Set when the job's time left, not the request's own limit, is what bounds it."""
+
+
+Case = tuple[CaseKind, Shape, object]
+"""One correctness case of the plan: its kind, its shape and the generator of its inputs."""
 
 
 def grade(source: sources.Source, challenge: Challenge, backend: Backend, options: Options,
           progress: Progress | None = None, clock: Callable[[], float] = time.perf_counter) -> GradeReport:
     """Grade the submission as the front end read it: the text built here is the text it stores."""
     started = clock()
-    state = _Run(challenge, backend, options, progress or NoProgress())
+    plan = _plan(challenge, options.seed)
+    # the bound is computed before its clock starts: the emulator measures its speed for it (the grader's work)
+    limit = _job_limit(challenge, backend, options, plan)
+    state = _Run(challenge, backend, options, progress or NoProgress(), clock, limit, clock() + limit.seconds)
     display_path = source.display_path
     built = _build(state, source)
     if built.status is not build.BuildStatus.OK:
-        return _report(state, display_path, BUILD_VERDICTS[built.status], built.message, built, (), (),
-                       clock() - started)
+        return _report(state, display_path, BUILD_VERDICTS[built.status], _build_message(state, built), built,
+                       (), (), clock() - started)
     with backend.worker(built, challenge) as worker:
         state.worker = worker
         ready = worker.start()
@@ -103,7 +127,7 @@ def grade(source: sources.Source, challenge: Challenge, backend: Backend, option
             return _report(state, display_path, Verdict.RUNTIME_ERROR,
                            f"the library could not be loaded: {ready.detail}", built, (), (), clock() - started,
                            worker.output_tail())
-        checked = _check_all(state)
+        checked = _check_all(state, plan)
         timed: tuple[PerformanceResult, ...] = ()
         if options.mode is Mode.SUBMIT and backend.measures_time and all(c.verdict.passed for c in checked):
             timed, rechecked = _time_all(state)
@@ -133,25 +157,71 @@ def unreadable(error: sources.SourceError, display_path: str, challenge: Challen
                        c.baseline_label, __version__, 0.0, 0.0, secret=options.secret)
 
 
-# --------------------------------------------------------------------------- build
+# --------------------------------------------------------------------------- the job's bound
 
 
-def _build(state: _Run, source: sources.Source) -> build.BuildResult:
-    state.progress.stage("compiling")
-    return state.backend.build(source, state.challenge, state.options.cache_dir)
-
-
-# --------------------------------------------------------------------------- correctness
-
-
-def _check_all(state: _Run) -> tuple[CaseResult, ...]:
-    c, seed = state.challenge, state.options.seed
+def _plan(c: Challenge, seed: int) -> list[Case]:
+    """The correctness cases, in order: functional, randomized (drawn from the seed), and a re-check."""
     plan = [(CaseKind.FUNCTIONAL, s, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, i)) for i, s in enumerate(c.functional)]
     randomized = cases.random_shapes(c.randomized, c.dims, c.reference, seed)
     plan += [(CaseKind.RANDOMIZED, s, cases.rng_for(seed, cases.Purpose.RANDOMIZED, i)) for i, s in enumerate(randomized)]
     # A shape seen before, with fresh values: an answer replayed from a cache keyed by shape or by
     # pointer (freed buffers come back at the same addresses) fails here.
     plan.append((CaseKind.RECHECK, c.functional[-1], cases.rng_for(seed, cases.Purpose.RECHECK, len(c.performance))))
+    return plan
+
+
+def _job_limit(c: Challenge, backend: Backend, options: Options, plan: list[Case]) -> JobLimit:
+    """The backend's bound for these cases, plus the timing a longer --timing-budget than the challenge's
+    asks for: the submission's and the baseline's repetitions of every performance case."""
+    limit = backend.job_limit(c, [dict(shape.dims) for _, shape, _ in plan], options.cache_dir)
+    extra_s = (options.timing_budget_s or 0.0) - c.limits.timing_budget_s
+    if options.mode is not Mode.SUBMIT or not backend.measures_time or extra_s <= 0:
+        return limit
+    timed = len(c.performance) * (2 if c.reference.baseline and options.time_baseline else 1)
+    return dataclasses.replace(limit, seconds=limit.seconds + timed * extra_s, why=(
+        f"{limit.why}, plus {timed} × {extra_s:g} s for the timing budget asked beyond the challenge's "
+        f"{c.limits.timing_budget_s:g} s"))
+
+
+def _timeout(state: _Run, limit: run.CallLimit) -> _Timeout:
+    """A request's timeout: its own limit, or the job's time left where that is less (at once past it)."""
+    left_s = max(state.left_s(), 0.0)
+    return _Timeout(left_s, limit, state.job_limit) if left_s < limit.seconds else _Timeout(limit.seconds, limit)
+
+
+def _job_overrun(job: JobLimit, secret: bool, stopped: str) -> str:
+    """The message of a job stopped by its bound. In a secret run a bound that grows with the shapes is
+    not stated: it would tell how large the hidden shapes are together."""
+    shown = HIDDEN_JOB_LIMIT if secret and job.shape_dependent else job
+    bound = f"its bound of {shown.seconds:.3g} s ({shown.why})" if shown.seconds is not None else f"its bound ({shown.why})"
+    return (f"the whole job (compile and every case) ran past {bound}; {stopped}. A submission must finish all its "
+            "cases within that bound, not only each call within its own limit")
+
+
+# --------------------------------------------------------------------------- build
+
+
+def _build(state: _Run, source: sources.Source) -> build.BuildResult:
+    """The compile, within the challenge's compile_s and the job's time left, whichever is less."""
+    state.progress.stage("compiling")
+    c = state.challenge
+    compile_s = max(min(c.limits.compile_s, state.left_s()), 0.0)
+    bounded = dataclasses.replace(c, limits=dataclasses.replace(c.limits, compile_s=compile_s))
+    return state.backend.build(source, bounded, state.options.cache_dir)
+
+
+def _build_message(state: _Run, built: build.BuildResult) -> str:
+    """A compile stopped because the job's time ran out says so, not only "took longer than N s"."""
+    if state.left_s() > 0:
+        return built.message
+    return f"{built.message}; " + _job_overrun(state.job_limit, state.options.secret, "the compile was stopped")
+
+
+# --------------------------------------------------------------------------- correctness
+
+
+def _check_all(state: _Run, plan: list[Case]) -> tuple[CaseResult, ...]:
     state.progress.stage("checking correctness", total=len(plan))
     results: list[CaseResult] = []
     for kind, shape, rng in plan:
@@ -188,8 +258,9 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
         for order in backend.orders:
             if runs:
                 cases.reset_outputs(c, case, backend)
-            reply = state.worker.call(cases.worker_args(c, case), limit.seconds, order)
-            failed = _call_failure(reply, limit)
+            timeout = _timeout(state, limit)
+            reply = state.worker.call(cases.worker_args(c, case), timeout.seconds, order)
+            failed = _call_failure(reply, timeout, state.options.secret)
             if failed:
                 state.worker.stop()
                 return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
@@ -205,10 +276,14 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
         backend.free_memory()
 
 
-def _call_failure(reply: run.Reply, limit: run.CallLimit) -> tuple[Verdict, str] | None:
+def _call_failure(reply: run.Reply, timeout: _Timeout, secret: bool = False) -> tuple[Verdict, str] | None:
     if reply.outcome is run.Outcome.OK:
         return _leftovers(reply.data)
+    if reply.outcome is run.Outcome.TIMEOUT and timeout.job is not None:
+        return Verdict.TIMEOUT, _job_overrun(timeout.job, secret, f"the call in flight was stopped after {reply.seconds:.3g} s, "
+                                                          "and the worker with it")
     if reply.outcome is run.Outcome.TIMEOUT:
+        limit = timeout.limit
         return Verdict.TIMEOUT, (f"the call did not finish within {limit.seconds:.3g} s, {limit.why}: an endless "
                                  "loop, or a kernel far slower than that; the worker was stopped")
     if reply.outcome is run.Outcome.CUDA_ERROR:
@@ -219,6 +294,8 @@ def _call_failure(reply: run.Reply, limit: run.CallLimit) -> tuple[Verdict, str]
         return Verdict.RUNTIME_ERROR, f"the submission crashed: {reply.detail}"
     if reply.outcome is run.Outcome.MALFORMED:
         return Verdict.RUNTIME_ERROR, reply.detail
+    if reply.outcome is run.Outcome.MEMORY:
+        return Verdict.MEMORY_LIMIT, reply.detail
     return Verdict.RUNTIME_ERROR, f"the worker failed: {reply.detail}"
 
 
@@ -282,8 +359,10 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
                                     "warm-up and minimum call"))
     case = cases.prepare(c, shape, cases.rng_for(state.options.seed, cases.Purpose.TIMED, index), backend)
     try:
-        reply = state.worker.time(cases.worker_args(c, case), dataclasses.asdict(policy), backend.flush_bytes, timeout)
-        failed = _call_failure(reply, limit)
+        bounded = _timeout(state, limit)
+        reply = state.worker.time(cases.worker_args(c, case), dataclasses.asdict(policy), backend.flush_bytes,
+                                  bounded.seconds)
+        failed = _call_failure(reply, bounded, state.options.secret)
         if failed:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1], bytes=moved), None
@@ -353,4 +432,4 @@ def _report(state: _Run, display_path: str, verdict: Verdict, message: str, buil
     return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version,
                        state.options.mode, state.options.seed, verdict, message, built, tuple(checked),
                        tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
-                       state.kernel_s, output, secret=state.options.secret)
+                       state.kernel_s, output, secret=state.options.secret, job_limit=state.job_limit)

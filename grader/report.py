@@ -162,9 +162,18 @@ def _verdict_panel(r: GradeReport) -> Panel:
     elif r.mode is Mode.RUN and r.accepted:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
+    if r.job_limit is not None:
+        parts.append(Text(_job_limit_text(r.job_limit), style="dim"))
     if r.secret:
         parts.append(Text(SECRET_NOTE if r.seed is None else REVEALED_NOTE, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
+
+
+def _job_limit_text(limit) -> str:
+    """The bound the whole job ran under (results.JobLimit): the compile and every call together."""
+    if limit.seconds is None:
+        return f"whole-job bound: {limit.why}"
+    return f"whole-job bound: {limit.seconds:.3g} s ({limit.why})"
 
 
 def _placement_panel(p) -> Panel:

@@ -106,6 +106,23 @@ class PerformanceResult:
 
 
 @dataclass(frozen=True)
+class JobLimit:
+    """How long a whole grading job may take (the compile and every call, correctness and timing), and
+    why that long: shown in the report, and in the TIMEOUT message of a job that ran past it."""
+
+    seconds: float | None
+    """None only in a public view of a secret run whose bound grows with the shapes (`shape_dependent`)."""
+    why: str
+    shape_dependent: bool = False
+    """The bound grows with the cases' shapes (the emulator's): in a secret run it tells how large the
+    hidden randomized shapes are together, so what students see of such a run leaves it out."""
+
+
+HIDDEN_JOB_LIMIT = JobLimit(None, "the challenge's bound on a GPU (limits.job_s) plus the emulator's allowance for "
+                                  "every case's shape, hidden shapes included, so not shown", True)
+
+
+@dataclass(frozen=True)
 class GradeReport:
     submission: str
     challenge: str
@@ -133,6 +150,8 @@ class GradeReport:
     """compute-sanitizer findings (grader.sanitize.Finding) with --sanitize; () when it found nothing."""
     secret: bool = False
     """Graded with the class's secret seed (`grader grade`): shown to students only through `public`."""
+    job_limit: JobLimit | None = None
+    """The bound on the whole job this run was graded under; None where none applied (no run reached it)."""
 
     @property
     def accepted(self) -> bool:
@@ -246,7 +265,8 @@ def public(report: GradeReport) -> GradeReport:
     hidden = _hide([c.kind.value for c in report.cases], lambda n, i: _hidden_from_case(n, report.cases[i]))
     cases = tuple(hidden[i].public_case() if i in hidden else c for i, c in enumerate(report.cases))
     message = _public_message(report.message, hidden, _first_failure([c.verdict for c in report.cases]))
-    return dataclasses.replace(report, seed=None, cases=cases, message=message, worker_output="")
+    job_limit = HIDDEN_JOB_LIMIT if report.job_limit and report.job_limit.shape_dependent else report.job_limit
+    return dataclasses.replace(report, seed=None, cases=cases, message=message, worker_output="", job_limit=job_limit)
 
 
 def public_json(data: dict) -> dict:
@@ -256,7 +276,10 @@ def public_json(data: dict) -> dict:
     cases = list(data.get("cases") or [])
     hidden = _hide([c.get("kind") for c in cases], lambda n, i: _hidden_from_json(n, cases[i]))
     verdicts = [Verdict[c["verdict"]] for c in cases]
-    return {**data, "seed": None, "secret": True, "worker_output": "",
+    job_limit = data.get("job_limit")
+    if job_limit and job_limit.get("shape_dependent"):
+        job_limit = to_json(HIDDEN_JOB_LIMIT)
+    return {**data, "seed": None, "secret": True, "worker_output": "", "job_limit": job_limit,
             "cases": [to_json(hidden[i].public_case()) if i in hidden else c for i, c in enumerate(cases)],
             "message": _public_message(str(data.get("message") or ""), hidden, _first_failure(verdicts))}
 

@@ -110,7 +110,12 @@ class Tolerance:
 class Limits:
     compile_s: float
     case_s: float
+    """One call of the entry point on a GPU."""
     timing_budget_s: float
+    job_s: float
+    """The whole job on a GPU: the compile and every call, correctness and timing. Without it a solve
+    that sleeps just under `case_s` at every call was accepted after many minutes, holding a GPU.
+    The emulator adds to it as it adds to `case_s` (backends: `job_limit`)."""
 
 
 @dataclass(frozen=True)
@@ -483,7 +488,7 @@ def _tolerance(fields: _Fields) -> Tolerance:
 
 def _limits(fields: _Fields) -> Limits:
     limits = Limits(fields.positive("compile_s", float), fields.positive("case_s", float),
-                    fields.positive("timing_budget_s", float))
+                    fields.positive("timing_budget_s", float), fields.positive("job_s", float))
     fields.finish()
     return limits
 

@@ -57,6 +57,14 @@ def test_show_prints_statement_signature_tolerance_and_shapes():
     assert data["performance"]["cases"][0] == {"M": 8192, "N": 6144, "K": 4096, "name": "leetgpu"}
 
 
+def test_show_states_the_limits_the_job_bound_among_them():
+    result, out, _ = invoke("show", "matmul")
+    assert "the whole job 60 s" in out and "a call 20 s" in out and "(GPU)" in out
+    assert "in the CPU emulator the call's limit and the job's bound each add 10×" in out
+    data = json.loads(invoke("show", "matmul", "--json")[0].stdout)
+    assert data["limits"]["job_s"] == 60.0 and data["limits"]["case_s"] == 20.0
+
+
 def test_show_unknown_challenge_is_a_usage_error():
     result, _, err = invoke("show", "sorting")
     assert result.exit_code == ExitCode.USAGE

@@ -11,7 +11,7 @@ from grader import place, report, spec
 from grader.check import Comparison, Mismatch
 from grader.backends import Environment
 from grader.build import BuildResult, BuildStatus, Diagnostic
-from grader.results import CaseKind, CaseResult, GradeReport, Mode, PerformanceResult
+from grader.results import CaseKind, CaseResult, GradeReport, JobLimit, Mode, PerformanceResult
 from grader.timing import summarize
 from grader.verdict import Verdict
 
@@ -157,3 +157,12 @@ def test_a_batch_summary_names_who_was_not_accepted():
     assert "COMPILE_ERROR (1): [red]mallory[/red]\\x1b[2J" in text and "\x1b" not in text
     assert text.index("WRONG_ANSWER (25)") < text.index("COMPILE_ERROR (1)")  # the most common first
     assert "fastest accepted: alice" in text and "ACCEPTED (" not in text
+
+
+def test_the_report_states_the_bound_in_text_and_json():
+    limit = JobLimit(60.0, "the challenge's bound on a whole job on a GPU (limits.job_s in its challenge.yaml)")
+    bounded = dataclasses.replace(grade_report(), job_limit=limit)
+    text = rendered(bounded)
+    assert "whole-job bound: 60 s (the challenge's bound on a whole job on a GPU" in text
+    data = json.loads(report.as_json(bounded))
+    assert data["job_limit"] == {"seconds": 60.0, "why": limit.why, "shape_dependent": False}

@@ -62,6 +62,11 @@ def _challenge_copy(tmp_path: Path, edit) -> Path:
     (lambda d: d["tolerance"].pop("max_scaled_error"), "tolerance.max_scaled_error", "missing"),
     (lambda d: d["tolerance"].update(max_scaled_error=-1), "tolerance.max_scaled_error", "positive"),
     (lambda d: d["limits"].update(case_s="soon"), "limits.case_s", "expected float"),
+    (lambda d: d["limits"].pop("job_s"), "limits.job_s", "missing"),
+    (lambda d: d["limits"].update(job_s=0), "limits.job_s", "positive"),
+    (lambda d: d["limits"].update(job_s=float("inf")), "limits.job_s", "positive"),
+    (lambda d: d["limits"].update(job_s="an hour"), "limits.job_s", "expected float"),
+    (lambda d: d["limits"].update(jobs_s=60), "limits.jobs_s", "unknown key"),
     (lambda d: d["parameters"][0].update(type="half*"), "parameters[0].type", "unsupported type"),
     (lambda d: d["parameters"][0].update(role="both"), "parameters[0].role", "input or output"),
     (lambda d: d["parameters"][2].update(type="const float*"), "parameters[2].type", "must not be const"),
@@ -99,6 +104,12 @@ def test_bad_spec_names_file_and_key(tmp_path, edit, key, problem):
     assert error.value.key == key
     assert str(root / "challenge.yaml") in error.value.message
     assert problem in error.value.message
+
+
+@pytest.mark.parametrize("slug", spec.list_challenges(CHALLENGES))
+def test_every_challenge_bounds_a_whole_job_beyond_one_call(slug):
+    limits = spec.load(CHALLENGES, slug).limits
+    assert limits.job_s > limits.case_s, "a job's bound under one call's limit would make that limit meaningless"
 
 
 def test_invalid_yaml_is_a_spec_error(tmp_path):

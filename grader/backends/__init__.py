@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from grader import build, run, timing
 from grader.buffers import GuardedBuffer
 from grader.errors import BackendUnavailable
+from grader.results import JobLimit
 from grader.sandbox import Sandbox
 from grader.source import Source
 from grader.spec import Challenge
@@ -53,6 +54,11 @@ class Backend(Protocol):
     def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult: ...
 
     def call_limit(self, challenge: Challenge, dims: dict[str, int], cache_dir: Path | None) -> run.CallLimit: ...
+
+    def job_limit(self, challenge: Challenge, cases: Sequence[dict[str, int]], cache_dir: Path | None) -> JobLimit:
+        """How long the whole job may take (the compile and every call, correctness and timing), given the
+        dimensions of the cases it checks for correctness, each run once per thread order: the challenge's
+        `limits.job_s` on a GPU, more where a call may take longer than a GPU's (`call_limit`)."""
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker: ...
 

@@ -16,6 +16,7 @@ from grader import build, check, device, run, timing
 from grader.backends import Environment
 from grader.l2flush import L2Flush
 from grader.buffers import DeviceBuffer, host_empty
+from grader.results import JobLimit
 from grader.source import Source
 from grader.spec import Challenge
 
@@ -58,6 +59,10 @@ class CudaBackend:
     def call_limit(self, challenge: Challenge, dims: dict, cache_dir: Path | None) -> run.CallLimit:
         return run.CallLimit(challenge.limits.case_s,
                              "the challenge's limit for one call on a GPU (limits.case_s in its challenge.yaml)")
+
+    def job_limit(self, challenge: Challenge, cases, cache_dir: Path | None) -> JobLimit:
+        return JobLimit(challenge.limits.job_s,
+                        "the challenge's bound on a whole job on a GPU (limits.job_s in its challenge.yaml)")
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
         return run.python_worker(built.artifact, challenge.entry, self.sandbox)

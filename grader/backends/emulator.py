@@ -28,6 +28,7 @@ from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.emulator import CALIBRATION, FOLDER, INCLUDE, RUNTIME
 from grader.emulator.translate import translate
 from grader.errors import BackendUnavailable, GraderError
+from grader.results import JobLimit
 from grader.source import Source
 from grader.spec import Challenge, Param
 
@@ -162,17 +163,23 @@ class EmulatorBackend:
         in emulation on this machine: the emulator is a thousand times slower than a GPU, so the GPU's
         limit alone cut off correct kernels on large shapes."""
         speed = self.speed(cache_dir, challenge.limits.compile_s)
-        outputs = sum(math.prod(p.extent(dims)) for p in challenge.outputs)
-        flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
-        elements = challenge.reference.bytes(dims) / 4 if challenge.reference.bytes else 0.0
-        model_s = (outputs * THREADS_PER_OUTPUT + elements) * speed.thread_s + flops * speed.flop_s
+        model_s = _model_s(challenge, dims, speed)
         seconds = challenge.limits.case_s + LIMIT_SLACK * model_s
-        measured = "measured" if speed.measured else "assumed (measurement failed)"
         why = (f"the emulator's limit for this shape: the challenge's {challenge.limits.case_s:g} s for a GPU, plus "
                f"{LIMIT_SLACK:g}× the {model_s:.2g} s this machine needs to emulate a kernel with one warp per output "
-               f"element and one thread per word it moves ({measured} speed: {speed.thread_s * 1e9:.0f} ns a thread, {speed.flop_s * 1e9:.2g} ns a "
-               "floating-point operation)")
+               f"element and one thread per word it moves ({_speed_text(speed)})")
         return run.CallLimit(seconds, why)
+
+    def job_limit(self, challenge: Challenge, cases, cache_dir: Path | None) -> JobLimit:
+        """The GPU's bound on the whole job plus, as in `call_limit`, LIMIT_SLACK times the slow model,
+        summed over every call the job makes (each case once per thread order)."""
+        speed = self.speed(cache_dir, challenge.limits.compile_s)
+        model_s = len(self.orders) * sum(_model_s(challenge, dims, speed) for dims in cases)
+        seconds = challenge.limits.job_s + LIMIT_SLACK * model_s
+        why = (f"the emulator's bound for this job: the challenge's {challenge.limits.job_s:g} s for a GPU "
+               f"(limits.job_s), plus {LIMIT_SLACK:g}× the {model_s:.2g} s this machine needs to emulate its "
+               f"{len(cases)} cases in {len(self.orders)} thread orders by the per-call limit's model ({_speed_text(speed)})")
+        return JobLimit(seconds, why, shape_dependent=True)
 
     def speed(self, cache_dir: Path | None, timeout_s: float) -> Speed:
         """Measured once per backend, with a trusted calibration program (no submission code)."""
@@ -235,6 +242,19 @@ class EmulatorBackend:
 
     def free_memory(self) -> None:
         pass
+
+
+def _model_s(challenge: Challenge, dims: dict, speed: Speed) -> float:
+    """What one call at `dims` costs in emulation by the slow model (THREADS_PER_OUTPUT)."""
+    outputs = sum(math.prod(p.extent(dims)) for p in challenge.outputs)
+    flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
+    elements = challenge.reference.bytes(dims) / 4 if challenge.reference.bytes else 0.0
+    return (outputs * THREADS_PER_OUTPUT + elements) * speed.thread_s + flops * speed.flop_s
+
+
+def _speed_text(speed: Speed) -> str:
+    measured = "measured" if speed.measured else "assumed (measurement failed)"
+    return f"{measured} speed: {speed.thread_s * 1e9:.0f} ns a thread, {speed.flop_s * 1e9:.2g} ns a floating-point operation"
 
 
 def _emulator_gap(failed: build.BuildResult) -> build.BuildResult:
