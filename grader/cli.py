@@ -628,8 +628,6 @@ def _limits_text(limits: spec.Limits) -> str:
             f"Timing budget {limits.timing_budget_s:g} s per performance case")
 
 
-
-
 def _challenge_json(c: spec.Challenge) -> dict:
     return {
         "slug": c.slug, "title": c.title, "version": c.version, "signature": f'extern "C" {c.prototype()}',
@@ -717,7 +715,8 @@ def _serving_lock(db: Path):
                                       "unless told otherwise (auto, off: only for code you trust).")
 @budget_option
 @click.option("--max-pending", type=click.IntRange(1, 100), default=1, show_default=True,
-              help="Submissions a student may have waiting or being graded, per challenge.")
+              help="Submissions a student may have waiting or being graded, all challenges together "
+                   "(they are graded one at a time, however many GPUs grade).")
 @click.option("--hourly-cap", type=click.IntRange(1, 10000), default=30, show_default=True,
               help="Submissions a student may make per hour.")
 @click.option("--max-upload-kb", type=click.IntRange(1, 1024), default=256, show_default=True,

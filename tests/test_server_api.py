@@ -92,14 +92,19 @@ def test_uploads_the_grader_would_not_read_are_refused_and_nothing_is_stored(db,
     assert count_submissions(db) == 0
 
 
-def test_one_pending_submission_per_student_per_challenge_and_an_hourly_cap(db, tokens):
+def test_one_pending_submission_per_student_across_challenges_and_an_hourly_cap(db, tokens):
     client = make_client(db, queue.Limits(max_pending=1, hourly_cap=3))
     assert post(client, tokens["alice"]).status_code == 201
     second = post(client, tokens["alice"])
     assert second.status_code == 429 and "waiting" in second.json()["error"]
-    assert post(client, tokens["alice"], MATMUL).status_code == 201, "another challenge is another queue"
+    other = post(client, tokens["alice"], MATMUL)
+    assert other.status_code == 429, "another challenge is no second queue: five challenges would fill five GPUs"
+    assert "any challenge" in other.json()["error"]
     assert post(client, tokens["bob"]).status_code == 201, "another student is not held back"
-    with Store.open(db) as store:  # alice's two are graded: she may submit again, until the hourly cap
+    with Store.open(db) as store:  # alice's is graded: she may submit again, until the hourly cap
+        store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
+    assert post(client, tokens["alice"], MATMUL).status_code == 201
+    with Store.open(db) as store:
         store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
     assert post(client, tokens["alice"]).status_code == 201
     with Store.open(db) as store:
@@ -107,6 +112,35 @@ def test_one_pending_submission_per_student_per_challenge_and_an_hourly_cap(db, 
     capped = post(client, tokens["alice"])
     assert capped.status_code == 429 and "last hour" in capped.json()["error"]
     assert count_submissions(db) == 4
+
+
+def test_the_limits_are_checked_before_the_upload_is_read(db, tokens, monkeypatch):
+    """A student over a limit costs a query, not the reading of their file (its text, its signature)."""
+    client = make_client(db, queue.Limits(max_pending=1, hourly_cap=30))
+    assert post(client, tokens["alice"]).status_code == 201
+    read = []
+    monkeypatch.setattr(apps.sources, "checked", lambda *args: read.append("checked") or pytest.fail("read"))
+    monkeypatch.setattr(apps.signature, "choose", lambda *args: read.append("choose") or pytest.fail("read"))
+    refused = post(client, tokens["alice"], b"\0\1binary")
+    assert refused.status_code == 429 and read == [], "refused for the limit, before the text was looked at"
+    assert post(client, tokens["alice"], KERNEL, "mine.py").status_code == 429
+
+
+def test_an_upload_refused_between_the_first_check_and_the_queue_stores_nothing(db, tokens):
+    """The check before reading is only a shortcut: enqueue checks again in its transaction."""
+    limits = queue.Limits(max_pending=1, hourly_cap=30)
+    with Store.open(db) as store:
+        queue.admit(store, "alice", 10, limits)
+        queue.enqueue(store, "alice", "vector_add", "a.cu", Source("x", "a.cu", "h"), 10, limits)
+        with pytest.raises(queue.Refused) as refused:  # a second upload that passed admit at the same time
+            queue.enqueue(store, "alice", "matmul", "b.cu", Source("y", "b.cu", "h2"), 10, limits)
+        assert refused.value.why is queue.Refusal.PENDING
+        with pytest.raises(queue.Refused):
+            queue.admit(store, "alice", 10, limits)
+        with pytest.raises(queue.Refused) as large:
+            queue.admit(store, "bob", limits.max_bytes + 1, limits)
+        assert large.value.why is queue.Refusal.TOO_LARGE
+    assert count_submissions(db) == 1
 
 
 def test_the_queue_is_round_robin_between_students_and_positions_say_so(db, tokens):
@@ -122,8 +156,32 @@ def test_the_queue_is_round_robin_between_students_and_positions_say_so(db, toke
         positions = {i: queue.position(store, i) for i in alice + bob + carol}
         assert sorted(positions, key=positions.get) == expected
         assert sorted(positions.values()) == list(range(6))
-        order = [queue.claim(store).id for _ in range(6)]
+        order = []
+        for _ in range(6):  # each job finished before the next is claimed: one grading slot
+            order.append(queue.claim(store).id)
+            store.db.execute("UPDATE submissions SET state = 'done' WHERE id = ?", (order[-1],))
         assert order == expected
+        assert queue.claim(store) is None
+
+
+def test_a_student_never_has_two_jobs_running_however_many_slots(db, tokens):
+    """Four slots (four GPUs) and alice's three queued jobs: one of hers runs, the others wait for it,
+    while bob's and carol's start beside it."""
+    limits = queue.Limits(max_pending=5, hourly_cap=100)
+    with Store.open(db) as store:
+        def add(user, challenge="vector_add"):
+            return queue.enqueue(store, user, challenge, "a.cu", Source("x", "a.cu", "h"), 1, limits).id
+
+        alice = [add("alice"), add("alice", "matmul"), add("alice")]
+        bob, carol = add("bob"), add("carol")
+        running = [queue.claim(store) for _ in range(4)]
+        assert [s.id for s in running if s is not None] == [alice[0], bob, carol]
+        assert running[3] is None, "a free slot stays free rather than take alice's second job"
+        store.db.execute("UPDATE submissions SET state = 'done' WHERE id = ?", (alice[0],))
+        assert queue.claim(store).id == alice[1]
+        assert queue.claim(store) is None
+        assert queue.requeue_running(store) == 3  # a restart: the same rule for what it put back
+        assert sorted(queue.claim(store).id for _ in range(3)) == sorted([alice[1], bob, carol])
         assert queue.claim(store) is None
 
 
@@ -189,3 +247,55 @@ def test_unknown_addresses_answer_in_the_api_s_form_or_as_a_page(db):
     assert api.status_code == 404 and api.json()["error"] == "Not Found"
     page = client.get("/nowhere")
     assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+
+
+def test_the_dispatcher_gives_a_student_one_slot_at_a_time(db, tokens):
+    """Three slots, alice's two jobs and bob's one: the engine never holds two of alice's at once."""
+    import concurrent.futures
+    import threading
+    import time
+
+    from grader.classroom import dispatch
+    from grader.classroom.engine import Outcome
+
+    class Slots:
+        slots, name, environment = 3, "stand-in", None
+
+        def __init__(self, owners: dict[int, str]):
+            self.owners = owners
+            self.lock = threading.Lock()
+            self.running: dict[int, concurrent.futures.Future] = {}
+            self.most_of_alice = 0
+
+        def submit(self, task):
+            future = concurrent.futures.Future()
+            with self.lock:
+                self.running[task.key] = future
+                users = [self.owners[key] for key in self.running]
+                self.most_of_alice = max(self.most_of_alice, users.count("alice"))
+            return future
+
+        def finish_all(self):
+            with self.lock:
+                done, self.running = self.running, {}
+            for key, future in done.items():
+                future.set_result(Outcome(key, dataclasses.replace(grade_report(), secret=True)))
+            return len(done)
+
+    limits = queue.Limits(max_pending=2, hourly_cap=100)
+    matmul = spec.load(cli.DEFAULT_CHALLENGES, "matmul")
+    with Store.open(db) as store:
+        owners = {queue.enqueue(store, user, "matmul", "a.cu", Source("x", "a.cu", "h"), 1, limits).id: user
+                  for user in ("alice", "alice", "bob")}
+        engine = Slots(owners)
+        dispatcher = dispatch.Dispatcher(db, engine, dispatch.Class({"matmul": matmul}, seed=1))
+        dispatcher.start()
+        try:
+            finished, deadline = 0, time.monotonic() + 30
+            while finished < 3 and time.monotonic() < deadline:
+                time.sleep(0.3)  # the dispatcher claims what it may
+                finished += engine.finish_all()
+        finally:
+            dispatcher.stop()
+        assert finished == 3 and engine.most_of_alice == 1
+        assert queue.counts(store)[queue.State.DONE] == 3

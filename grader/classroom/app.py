@@ -113,6 +113,13 @@ class Server:
         return await _run_sync(self._queue, who, data, filename, slug)
 
     def _queue(self, who: Person, data: bytes, filename: str, slug) -> dict:
+        """On a worker thread (`_run_sync`): reading the text and its signature is CPU work, kept off the
+        event loop; the student's limits come first, so a student over them costs no more than a query."""
+        limits = self.settings.limits
+        try:
+            queue.admit(self.store(), who.name, len(data), limits)
+        except queue.Refused as refused:
+            raise _refusal(refused) from refused
         if not filename.endswith(".cu"):
             raise ApiError(400, f"{filename} is not a CUDA source file: the grader expects a name ending in .cu")
         try:
@@ -121,9 +128,9 @@ class Server:
             raise ApiError(400, error.message, error.hint) from error
         challenge = self.challenge(slug) if slug else self._challenge_for(text)
         try:
-            sub = queue.enqueue(self.store(), who.name, challenge.slug, filename, text, len(data), self.settings.limits)
-        except queue.Refused as refused:
-            raise ApiError(413 if refused.why is queue.Refusal.TOO_LARGE else 429, refused.message) from refused
+            sub = queue.enqueue(self.store(), who.name, challenge.slug, filename, text, len(data), limits)
+        except queue.Refused as refused:  # another upload of theirs was queued meanwhile
+            raise _refusal(refused) from refused
         return self.describe(self.store(), sub)
 
     def _challenge_for(self, text: sources.Source) -> Challenge:
@@ -174,6 +181,10 @@ class Server:
                 self.boards[slug] = cached
         data = cached[1]
         return {k: v for k, v in data.items() if k != "students"} if public else dict(data)
+
+
+def _refusal(refused: queue.Refused) -> ApiError:
+    return ApiError(413 if refused.why is queue.Refusal.TOO_LARGE else 429, refused.message)
 
 
 def _filename(name: str | None) -> str:

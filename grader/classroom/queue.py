@@ -7,10 +7,13 @@ run, if any, was never committed. The unique run per submission makes a second g
 impossible to keep, so each job is graded exactly once whatever stops when.
 
 Fairness is round-robin between students: the next job is the oldest queued one of the student whose
-last job was claimed longest ago (never, first). Limits are checked in the transaction that queues, so
-many requests at once cannot slip past them: at most `max_pending` queued-or-running submissions per
-student per challenge, at most `hourly_cap` submissions per student per hour, at most `max_bytes` of
-source. A submission after its challenge's deadline is queued and flagged late.
+last job was claimed longest ago (never, first), and never one of a student who has a job running, so
+however many GPUs grade, one student holds at most one of them. Limits are checked before an upload is
+read (`admit`) and again in the transaction that queues, so many requests at once cannot slip past
+them: at most `max_pending` queued-or-running submissions per student, all challenges together (per
+challenge, a student with five challenges could fill five GPUs near a deadline), at most `hourly_cap`
+submissions per student per hour, at most `max_bytes` of source. A submission after its challenge's
+deadline is queued and flagged late.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ class State(enum.Enum):
 @dataclass(frozen=True)
 class Limits:
     max_pending: int = 1
-    """Queued-or-running submissions per student per challenge."""
+    """Queued-or-running submissions per student, all challenges together."""
     hourly_cap: int = 30
     """Submissions per student per hour, all challenges together."""
     max_bytes: int = 256 * 1024
@@ -83,28 +86,40 @@ def _parse_time(text: str) -> datetime.datetime:
     return datetime.datetime.fromisoformat(text)
 
 
-def enqueue(store: Store, user: str, challenge: str, filename: str, source: Source, size_bytes: int,
-            limits: Limits, at: str | None = None) -> Submission:
-    """Queue a submission, or raise Refused (nothing stored). `source` is the upload as
-    grader.source.checked made it (text, and the hash of the bytes); `size_bytes` its size."""
+def admit(store: Store, user: str, size_bytes: int, limits: Limits, at: str | None = None) -> None:
+    """Raise Refused if the student may not submit now: checked before anything reads the upload, so a
+    student over a limit costs the server nothing more. `enqueue` checks again, atomically."""
+    try:
+        _check_limits(store.db, user, size_bytes, limits, at or now())
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"could not read the queue in {store.path}: {exc}") from exc
+
+
+def _check_limits(db: sqlite3.Connection, user: str, size_bytes: int, limits: Limits, at: str) -> None:
     if size_bytes > limits.max_bytes:
         raise Refused(Refusal.TOO_LARGE, f"the file is {size_bytes:,} bytes; this class accepts at most "
                                          f"{limits.max_bytes:,}")
-    at = at or now()
+    pending = db.execute("SELECT COUNT(*) FROM submissions WHERE user = ? AND state != 'done'", (user,)).fetchone()[0]
+    if pending >= limits.max_pending:
+        raise Refused(Refusal.PENDING, f"you have {pending} submission(s) waiting or being graded, of any challenge "
+                                       f"(at most {limits.max_pending} at a time): wait for a report, then submit again")
     hour_ago = (_parse_time(at) - datetime.timedelta(hours=1)).isoformat(timespec="seconds")
+    recent = db.execute("SELECT COUNT(*) FROM submissions WHERE user = ? AND submitted_at > ?",
+                        (user, hour_ago)).fetchone()[0]
+    if recent >= limits.hourly_cap:
+        raise Refused(Refusal.HOURLY, f"{recent} submissions in the last hour (at most {limits.hourly_cap}): "
+                                      "try again later")
+
+
+def enqueue(store: Store, user: str, challenge: str, filename: str, source: Source, size_bytes: int,
+            limits: Limits, at: str | None = None) -> Submission:
+    """Queue a submission, or raise Refused (nothing stored). `source` is the upload as
+    grader.source.checked made it (text, and the hash of the bytes); `size_bytes` its size. The limits
+    are checked in the transaction that inserts, so concurrent uploads cannot slip past them."""
+    at = at or now()
     try:
         with store.transaction() as db:
-            pending = db.execute("SELECT COUNT(*) FROM submissions WHERE user = ? AND challenge = ? AND state != 'done'",
-                                 (user, challenge)).fetchone()[0]
-            if pending >= limits.max_pending:
-                raise Refused(Refusal.PENDING, f"you have {pending} {challenge} submission(s) waiting or being "
-                                               f"graded (at most {limits.max_pending}): wait for its report, then "
-                                               "submit again")
-            recent = db.execute("SELECT COUNT(*) FROM submissions WHERE user = ? AND submitted_at > ?",
-                                (user, hour_ago)).fetchone()[0]
-            if recent >= limits.hourly_cap:
-                raise Refused(Refusal.HOURLY, f"{recent} submissions in the last hour (at most {limits.hourly_cap}): "
-                                              "try again later")
+            _check_limits(db, user, size_bytes, limits, at)
             cursor = db.execute(
                 "INSERT INTO submissions (user, challenge, filename, source, source_hash, submitted_at, late, state) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued')",
@@ -120,12 +135,15 @@ def _is_late(db: sqlite3.Connection, challenge: str, at: str) -> bool:
 
 
 def claim(store: Store) -> Submission | None:
-    """The next job, round-robin between students, marked running; None when the queue is empty."""
+    """The next job, round-robin between students, marked running; None when nothing queued may start.
+    A student's job waits while another of theirs runs: with a slot per GPU, one student's submissions
+    would otherwise fill every GPU at once."""
     with store.transaction() as db:
         row = db.execute(
             "SELECT s.* FROM submissions s LEFT JOIN "
             "(SELECT user, MAX(claim_seq) AS last FROM submissions WHERE claim_seq IS NOT NULL GROUP BY user) l "
             "ON l.user = s.user WHERE s.state = 'queued' "
+            "AND s.user NOT IN (SELECT user FROM submissions WHERE state = 'running') "
             "ORDER BY l.last IS NOT NULL, l.last, s.id LIMIT 1").fetchone()
         if row is None:
             return None
@@ -163,7 +181,8 @@ def counts(store: Store) -> dict[State, int]:
 def position(store: Store, submission_id: int) -> int | None:
     """How many jobs the queue will start before this one, if nothing else arrives (0: it is next);
     None when it is not queued. Exact for round-robin: a student whose turn comes before this one's
-    gets one job more ahead of it than a student whose turn comes after."""
+    gets one job more ahead of it than a student whose turn comes after. (A student's job held back while
+    another of theirs runs may start later than this says.)"""
     rows = store.db.execute(
         "SELECT s.id, s.user, l.last FROM submissions s LEFT JOIN "
         "(SELECT user, MAX(claim_seq) AS last FROM submissions WHERE claim_seq IS NOT NULL GROUP BY user) l "
