@@ -169,7 +169,8 @@ class DeviceBuffer(GuardedBuffer):
         from grader import devmem
         _, total = padded_bytes(shape, dtype)
         self.cp = cp
-        self.mapping = devmem.allocate(total)
+        cp.cuda.runtime.free(0)  # the runtime's primary context, current on this thread, before the driver calls
+        self.mapping = devmem.allocate(total, cp.cuda.runtime.getDevice())
         self.fd = devmem.export(self.mapping)
         self._release = weakref.finalize(self, _release_device, self.fd, self.mapping)
         self.memory = cp.cuda.UnownedMemory(self.mapping.pointer, self.mapping.size, self)

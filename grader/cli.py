@@ -166,9 +166,9 @@ budget_option = click.option("--timing-budget", "timing_budget_s", type=click.Fl
                              help="Seconds of timed repetitions per performance case (default: the challenge's).")
 
 
-def make_box(terminal: Terminal, mode: str, hidden: list[Path], backend: str) -> sandbox.Sandbox:
+def make_box(terminal: Terminal, mode: str, hidden: list[Path]) -> sandbox.Sandbox:
     """The sandbox for this command's workers, announced in one line."""
-    box = sandbox.make(SandboxMode(mode), hidden, share_pid=backend != "emulator")
+    box = sandbox.make(SandboxMode(mode), hidden)
     terminal.err.print(box.describe(), style="dim" if box.active else "yellow", highlight=False)
     return box
 
@@ -216,7 +216,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
                                    timing_budget_s)
         database = db or (DEFAULT_DB if user else None)
         hidden = [cache_dir, file.resolve().parent] + ([database.resolve().parent] if database else [])
-        box = make_box(terminal, sandbox_mode, hidden, backend)
+        box = make_box(terminal, sandbox_mode, hidden)
         result = _grade_with_progress(terminal, submitted, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
         with store.Store.open(database) as results:
@@ -508,7 +508,7 @@ def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db:
         progress.stage("starting the grading engine")
         chosen = None
         if engine_name == "local" and gpus is None:
-            chosen = choose_backend(backend, nvcc, terminal, make_box(terminal, sandbox_mode, hidden, backend))
+            chosen = choose_backend(backend, nvcc, terminal, make_box(terminal, sandbox_mode, hidden))
             check_memory(challenge, chosen)
         engine = make_engine(terminal, engine_name, gpus, ray_address, config, (slug,), "1", chosen)
         try:

@@ -103,9 +103,9 @@ class Limits:
             resource.setrlimit(name, (cap, cap))
 
     def describe(self) -> str:
-        memory = f"memory {_size(self.memory_bytes)} (cgroup)" if self.memory_bytes else "no memory cgroup"
+        memory = f", memory {_size(self.memory_bytes)} in all" if self.memory_bytes else ""
         return (f"CPU {self.cpu_s} s, files {self.file_bytes >> 20} MiB, {self.open_files} open files, "
-                f"data {_size(self.data_bytes)} per process, {memory}, {self.processes} processes")
+                f"data {_size(self.data_bytes)} per process{memory}, {self.processes} processes")
 
 
 def _size(nbytes: int) -> str:
@@ -543,7 +543,8 @@ def _what(kind: BoxKind) -> str:
     who = ("a uid of its own per box, set up by root then dropped with setpriv" if kind is BoxKind.PRIVILEGED
            else f"uid {os.getuid()} in a user namespace" if os.geteuid() != 0
            else "a uid of its own per box, in a user namespace")
-    memory = "memory bounded by a cgroup" if cgroup_capabilities().memory else "no memory cgroup (rlimits only)"
+    memory = ("each worker's memory bounded by a cgroup, sized from the challenge" if cgroup_capabilities().memory
+              else "no memory cgroup here: memory bounded per process by rlimits only")
     return (f"bubblewrap: {who}, no capabilities, no_new_privs, seccomp policy ({len(seccomp.REFUSED)} calls "
             f"refused), own PID/network/IPC namespaces, private /tmp and /dev/shm, read-only system, private "
             f"folders and /run hidden, {memory}")

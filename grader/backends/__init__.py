@@ -11,7 +11,6 @@ backend (one whose `measures_time` is true) also answers the questions of `Timin
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
@@ -84,6 +83,29 @@ class TimingBackend(Backend, Protocol):
     def time_baseline(self, challenge: Challenge, pristine: dict, policy: timing.TimingPolicy) -> list[float]: ...
 
 
+WORKER_BASE_BYTES = {"cuda": 6 << 30, "emulator": 2 << 30}
+"""A worker's host memory before the submission allocates anything of its own: the CUDA worker is a
+Python process holding CuPy and a CUDA context; the emulator's is its runtime, fiber stacks and threads."""
+
+
+def worker_memory_bytes(challenge: Challenge, backend: str) -> int:
+    """The memory bound of one worker's box: its base, plus twice the largest case's buffers (room for
+    a submission's host copy of its inputs and a scratch output; in emulation the buffers themselves
+    are shared memory the grader made, charged to the grader)."""
+    def case_bytes(dims: dict[str, int]) -> int:
+        total = 0
+        for param in challenge.params:
+            if param.ctype.pointer:
+                count = 1
+                for extent in param.extent(dims):
+                    count *= extent
+                total += count * param.ctype.dtype.itemsize
+        return total
+
+    largest = max((case_bytes(shape.dims) for shape in (*challenge.functional, *challenge.performance)), default=0)
+    return WORKER_BASE_BYTES[backend] + 2 * largest
+
+
 def choose(name: str, nvcc: str | None, box: Sandbox | None = None,
            fell_back: Callable[[str], None] | None = None) -> Backend:
     """The backend `--backend` names. With "auto", the GPU when usable, else the emulator, and
@@ -101,5 +123,4 @@ def choose(name: str, nvcc: str | None, box: Sandbox | None = None,
             raise
         if fell_back:
             fell_back(error.message)
-        # the emulator's worker shares no CUDA memory by pid, so it gets a PID namespace of its own
-        return EmulatorBackend(nvcc, sandbox=dataclasses.replace(box, share_pid=False) if box else None)
+        return EmulatorBackend(nvcc, sandbox=box)

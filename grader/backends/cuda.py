@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from grader import build, check, device, run, timing
-from grader.backends import Environment
+from grader import sandbox as sandboxes
+from grader.backends import Environment, worker_memory_bytes
 from grader.l2flush import L2Flush
 from grader.buffers import DeviceBuffer, host_empty
 from grader.results import JobLimit
@@ -65,7 +66,9 @@ class CudaBackend:
                         "the challenge's bound on a whole job on a GPU (limits.job_s in its challenge.yaml)")
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
-        return run.python_worker(built.artifact, challenge.entry, self.sandbox)
+        box = self.sandbox or sandboxes.make(sandboxes.SandboxMode.OFF, [])
+        return run.python_worker(built.artifact, challenge.entry,
+                                 sandboxes.with_memory(box, worker_memory_bytes(challenge, self.name)))
 
     def buffer(self, name, shape, dtype) -> DeviceBuffer:
         return DeviceBuffer(self.cp, name, shape, dtype)

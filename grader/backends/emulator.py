@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from grader import build, channel, run
-from grader.backends import Environment
+from grader import sandbox as sandboxes
+from grader.backends import Environment, worker_memory_bytes
 from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.emulator import CALIBRATION, FOLDER, INCLUDE, RUNTIME
 from grader.emulator.translate import translate
@@ -33,6 +34,10 @@ from grader.source import Source
 from grader.spec import Challenge, Param
 
 EXECUTABLE = "worker"
+IFUNC_MESSAGE = ("GNU indirect functions (__attribute__((ifunc)), target_clones) are not supported in emulation: "
+                 "their resolvers run before the emulator's runtime starts; grade the file on a GPU")
+RUNTIME_FILTERS = 1
+"""Seccomp filters the runtime installs itself, before any constructor (runtime.cpp, start_confined)."""
 CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread")
 NVCC_CHECK_ARCH = (9, 0)
 
@@ -124,7 +129,21 @@ class EmulatorBackend:
                                 challenge.limits.compile_s)
         if result.status is not build.BuildStatus.OK:
             return result
+        if self._has_indirect_functions(work, runtime, challenge.limits.compile_s):
+            return dataclasses.replace(result, status=build.BuildStatus.UNSUPPORTED, message=IFUNC_MESSAGE)
         return dataclasses.replace(result, artifact=work / EXECUTABLE)
+
+    def _has_indirect_functions(self, work: Path, runtime: Path, timeout_s: float) -> bool:
+        """Does the linked worker carry IRELATIVE relocations (GNU ifunc resolvers, target_clones)? The
+        dynamic loader runs their resolvers while it relocates, before any .preinit_array entry: code of
+        the submission's would run before the runtime has confined the process. Read by readelf, boxed."""
+        command = ("readelf", "--relocs", "--wide", EXECUTABLE)
+        listing = build.run_tool(command, work, timeout_s, self.sandbox, self._compile_paths(runtime))
+        if listing.returncode != 0:
+            raise GraderError(f"readelf could not read the emulator's worker:\n{listing.log[-1000:]}",
+                              hint="install binutils (readelf), which g++ needs too")
+        return any(len(fields) > 2 and fields[2].endswith("_IRELATIVE")
+                   for fields in (line.split() for line in listing.log.splitlines()))
 
     def _compile_paths(self, runtime: Path | None = None) -> tuple[Path, ...]:
         """What the boxed g++ must see: its installation, the runtime's source and headers, its object."""
@@ -132,8 +151,8 @@ class EmulatorBackend:
 
     def _link_command(self, source_name: str, runtime: Path) -> tuple[str, ...]:
         """g++ on a translated unit (the compatibility header forced in), linked with the runtime. The
-        runtime comes first: its `.preinit_array` entry, which records the process's signal handlers and
-        limits before any static constructor runs, must run before any the submission brings."""
+        runtime comes first: its `.preinit_array` entry, which confines the process (crash handlers and
+        its seccomp filter) before any static constructor runs, must run before any the submission brings."""
         return (self.cxx, *CXX_FLAGS, "-I", str(INCLUDE), str(runtime), "-include", "cuda_emu.h", "-x", "c++",
                 source_name, "-o", EXECUTABLE)
 
@@ -192,8 +211,11 @@ class EmulatorBackend:
         if built.status is not build.BuildStatus.OK:
             return FALLBACK_SPEED
         executable = str(built.artifact)
+        before = str(sandboxes.filters_in_box(self._box()))
         worker = run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
-                                                       "--results-fd", str(results)], encode=encode_command)
+                                                       "--results-fd", str(results), "--filters-before", before],
+                            encode=encode_command, sandbox=self._box(), visible=[built.artifact.parent],
+                            filters=RUNTIME_FILTERS)
         with worker:
             if worker.start().outcome is not run.Outcome.OK:
                 return FALLBACK_SPEED
@@ -225,10 +247,17 @@ class EmulatorBackend:
         grader makes while it runs are reachable by that descriptor only, never by a name."""
         executable = str(built.artifact)
         arena = self._arenas.for_worker()
+        box = sandboxes.with_memory(self._box(), worker_memory_bytes(challenge, self.name))
+        before = str(sandboxes.filters_in_box(box))
         return run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
-                                                     "--results-fd", str(results), "--arena-fd", str(arena.fd)],
-                          encode=lambda command: encode_command(command, arena), sandbox=self.sandbox,
-                          visible=[built.artifact.parent], pass_fds=(arena.fd,))
+                                                     "--results-fd", str(results), "--arena-fd", str(arena.fd),
+                                                     "--filters-before", before],
+                          encode=lambda command: encode_command(command, arena), sandbox=box,
+                          visible=[built.artifact.parent], pass_fds=(arena.fd,), filters=RUNTIME_FILTERS)
+
+    def _box(self) -> sandboxes.Sandbox:
+        """The workers' box: the backend's, or the limits alone (unboxed) when it was given none."""
+        return self.sandbox or sandboxes.make(sandboxes.SandboxMode.OFF, [])
 
     def buffer(self, name, shape, dtype) -> SharedHostBuffer:
         return SharedHostBuffer(name, shape, dtype, arena=self._arenas.for_buffers())

@@ -1209,6 +1209,7 @@ void check_untouched() {
 }
 
 pid_t g_worker_pid = 0;
+bool g_main_started = false;  // false while the constructors run (the runtime confined itself before them)
 
 std::string refused_call(long number, const greg_t* registers) {
     switch (number) {
@@ -1229,8 +1230,9 @@ void on_refused_call(int, siginfo_t* info, void* context) {
         return;
     }
     std::string what = refused_call(info->si_syscall, registers);
+    std::string where = g_main_started ? emu::crash_context() : "in a static constructor, before solve was ever called";
     answer_and_exit(emu::format("the submission tried to %s, %s; the emulator does not allow that", what.c_str(),
-                                emu::crash_context().c_str()),
+                                where.c_str()),
                     128 + SIGSYS);
 }
 
@@ -1514,6 +1516,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s --commands-fd N --results-fd M (started by the grader)\n", argv[0]);
         return 2;
     }
+    g_main_started = true;
     ProcessState after_constructors;
     capture(after_constructors);
     std::string changed = tampering(g_expected, after_constructors);

@@ -2,8 +2,9 @@
 // expect-message: static constructor
 // backends: emulator
 // Ignores SIGXCPU and raises its soft CPU-time limit to the hard limit from a static constructor,
-// which runs before the runtime's main() sets itself up and before solve is ever called; solve itself
-// is correct. The runtime compares the process with how it started and refuses to run the submission.
+// which runs before main() and before solve is ever called; solve itself is correct. The runtime
+// confined the process before any constructor (its seccomp filter traps the new handler) and refuses
+// to run the submission.
 #include <cuda_runtime.h>
 #include <signal.h>
 #include <sys/resource.h>
