@@ -122,7 +122,12 @@ def grade(source: sources.Source, challenge: Challenge, backend: Backend, option
                        (), (), clock() - started)
     with backend.worker(built, challenge) as worker:
         state.worker = worker
-        ready = worker.start()
+        start = _timeout(state, run.CallLimit(run.STARTUP_TIMEOUT_S, "the worker's limit for loading the library"))
+        ready = worker.start(start.seconds)
+        if ready.outcome is run.Outcome.TIMEOUT and start.job is not None:
+            return _report(state, display_path, Verdict.TIMEOUT,
+                           _job_overrun(start.job, options.secret, "while the library was still loading"), built, (),
+                           (), clock() - started, worker.output_tail())
         if ready.outcome is not run.Outcome.OK:
             return _report(state, display_path, Verdict.RUNTIME_ERROR,
                            f"the library could not be loaded: {ready.detail}", built, (), (), clock() - started,

@@ -103,7 +103,9 @@ class Worker:
         self._buffer = b""
 
     # -- lifecycle
-    def start(self) -> Reply:
+    def start(self, timeout_s: float = STARTUP_TIMEOUT_S) -> Reply:
+        """Start the worker and wait for it to say it is ready (its library loaded, its constructors run),
+        at most `timeout_s`."""
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
         inherited = [cmd_r, res_w]
@@ -126,7 +128,7 @@ class Worker:
             theirs.close()
         self._commands = os.fdopen(cmd_w, "w")
         self._results = res_r
-        ready = self._receive(STARTUP_TIMEOUT_S, "start", 0)
+        ready = self._receive(timeout_s, "start", 0)
         if ready.outcome is Outcome.INTERNAL and ready.detail.startswith(CONFINEMENT_FAILED):
             self._kill()
             raise SandboxFailed(ready.detail)

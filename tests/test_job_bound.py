@@ -48,6 +48,9 @@ def assert_stopped_by_the_job_bound(report, job_s: float) -> None:
     assert verdicts[stopped + 1:] and all(v is Verdict.SKIPPED for v in verdicts[stopped + 1:]), verdicts
 
 
+STALLER = SUBMISSIONS / "slow" / "stalls_in_constructor.cu"
+
+
 def test_the_sleeping_file_says_what_it_expects():
     assert expectation(SLEEPER) == ("TIMEOUT", "whole job")
     assert SLEEPER not in SUBMISSIONS.glob("*.cu"), "the corpus grades tests/submissions/*.cu with the real limits"
@@ -70,6 +73,16 @@ def emulator(cache):
     backend = EmulatorBackend()
     backend.speed(cache, 120.0)
     return backend
+
+
+def test_a_library_that_never_finishes_loading_is_stopped_by_the_job_bound(matmul, emulator, cache):
+    """A constructor that stalls holds the worker's start, whose own limit is 120 s: the job's bound
+    cuts the start too."""
+    report = pipeline.grade(read(STALLER, "solutions/stalls_in_constructor.cu"), small(matmul), emulator,
+                            pipeline.Options(Mode.RUN, 7, cache))
+    assert report.verdict is Verdict.TIMEOUT, report.message
+    assert expectation(STALLER)[1] in report.message and "whole job" in report.message, report.message
+    assert report.wall_s <= report.job_limit.seconds + GRACE_S, (report.wall_s, report.job_limit)
 
 
 def test_a_solve_sleeping_under_each_call_limit_is_stopped_by_the_job_bound_in_the_emulator(matmul, emulator, cache):
