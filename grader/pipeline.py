@@ -13,7 +13,7 @@ from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources
 from grader.backends import Backend
-from grader.results import HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, JobLimit, Mode, PerformanceResult
+from grader.results import HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode, PerformanceResult
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
@@ -437,4 +437,17 @@ def _report(state: _Run, display_path: str, verdict: Verdict, message: str, buil
     return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version,
                        state.options.mode, state.options.seed, verdict, message, built, tuple(checked),
                        tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
-                       state.kernel_s, output, secret=state.options.secret, job_limit=state.job_limit)
+                       state.kernel_s, output, secret=state.options.secret, job_limit=state.job_limit,
+                       isolation=_isolation(state))
+
+
+def _isolation(state: _Run) -> Isolation:
+    """The box the backend graded in, and what the grader read of its worker's confinement."""
+    box = state.backend.sandbox
+    if box is None:
+        return Isolation(False, "no sandbox was given to the backend: the limits alone applied")
+    worker, seen = state.worker, state.worker.confinement if state.worker else None
+    memory = worker.sandbox.limits.memory_bytes if worker else None
+    if seen is None:
+        return Isolation(box.active, box.reason, memory_bytes=memory)
+    return Isolation(box.active, box.reason, seen.uid, seen.seccomp_filters, memory)

@@ -164,6 +164,8 @@ def _verdict_panel(r: GradeReport) -> Panel:
     parts.append(Text(timing, style="dim"))
     if r.job_limit is not None:
         parts.append(Text(_job_limit_text(r.job_limit), style="dim"))
+    if r.isolation is not None:
+        parts.append(Text(_isolation_text(r.isolation), style="dim" if r.isolation.boxed else "yellow"))
     if r.secret:
         parts.append(Text(SECRET_NOTE if r.seed is None else REVEALED_NOTE, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
@@ -174,6 +176,20 @@ def _job_limit_text(limit) -> str:
     if limit.seconds is None:
         return f"whole-job bound: {limit.why}"
     return f"whole-job bound: {limit.seconds:.3g} s ({limit.why})"
+
+
+def _isolation_text(isolation) -> str:
+    """What confined the submission (results.Isolation): the worker as the grader read it from outside
+    its box, or, unboxed, that nothing but the limits did."""
+    if not isolation.boxed:
+        return f"isolation: UNBOXED ({isolation.description}): the submission ran with the grader's own rights"
+    seen = []
+    if isolation.worker_uid is not None:
+        seen.append(f"worker uid {isolation.worker_uid}, no capabilities, {isolation.seccomp_filters} seccomp "
+                    "filter(s), read from outside the box")
+    if isolation.memory_bytes:
+        seen.append(f"memory bound {isolation.memory_bytes / (1 << 30):.3g} GiB")
+    return "isolation: boxed" + (f" ({'; '.join(seen)})" if seen else "")
 
 
 def _placement_panel(p) -> Panel:

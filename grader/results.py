@@ -118,6 +118,22 @@ class JobLimit:
     hidden randomized shapes are together, so what students see of such a run leaves it out."""
 
 
+@dataclass(frozen=True)
+class Isolation:
+    """What confined the submission in this run: the box as the grader built it, and the worker's
+    confinement as the grader read it from outside the box once the worker was ready (None where no
+    worker started, or where there was no box to read)."""
+
+    boxed: bool
+    description: str
+    """What the box is (bubblewrap, uid, policy, namespaces...), or why there was none."""
+    worker_uid: int | None = None
+    seccomp_filters: int | None = None
+    """Filters in force on the worker: the box's policy (and the emulator runtime's own)."""
+    memory_bytes: int | None = None
+    """The worker box's memory bound (a cgroup), where one could be set."""
+
+
 HIDDEN_JOB_LIMIT = JobLimit(None, "the challenge's bound on a GPU (limits.job_s) plus the emulator's allowance for "
                                   "every case's shape, hidden shapes included, so not shown", True)
 
@@ -152,6 +168,8 @@ class GradeReport:
     """Graded with the class's secret seed (`grader grade`): shown to students only through `public`."""
     job_limit: JobLimit | None = None
     """The bound on the whole job this run was graded under; None where none applied (no run reached it)."""
+    isolation: Isolation | None = None
+    """What confined the submission: the report says what was in force, nothing more."""
 
     @property
     def accepted(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -262,3 +263,34 @@ def test_a_memory_cgroup_stops_a_process_that_outgrows_it():
         assert out.returncode == -9 and group.out_of_memory(), "shared memory counts against the bound too"
     finally:
         group.remove()
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+@pytest.mark.parametrize("mode", [sandbox.SandboxMode.AUTO, sandbox.SandboxMode.OFF])
+def test_the_report_says_what_isolation_was_in_force(mode, matmul, tmp_path):
+    """Boxed: the worker's uid, capabilities and filters as the grader read them from outside the box.
+    Unboxed: that the submission ran with the grader's own rights, never a claim of a box."""
+    from rich.console import Console
+
+    from grader import pipeline, report as reports
+    from grader.backends.emulator import EmulatorBackend
+    from grader.results import Mode, to_json
+
+    from conftest import NAIVE, read
+    box = sandbox.make(mode, [])
+    if mode is sandbox.SandboxMode.AUTO and not box.active:
+        pytest.skip(box.reason)
+    small = dataclasses.replace(matmul, functional=matmul.functional[:2],
+                                randomized=dataclasses.replace(matmul.randomized, count=0))
+    graded = pipeline.grade(read(NAIVE), small, EmulatorBackend(sandbox=box), pipeline.Options(Mode.RUN, 3, tmp_path))
+    assert graded.accepted, graded.message
+    console = Console(record=True, width=200, file=open("/dev/null", "w"))
+    reports.render(graded, console)
+    shown = console.export_text()
+    isolation = graded.isolation
+    if mode is sandbox.SandboxMode.OFF:
+        assert not isolation.boxed and isolation.worker_uid is None and "isolation: UNBOXED" in shown
+        return
+    assert isolation.boxed and isolation.worker_uid not in (None, 0) and isolation.seccomp_filters >= 2
+    assert f"worker uid {isolation.worker_uid}, no capabilities" in shown
+    assert to_json(graded)["isolation"]["worker_uid"] == isolation.worker_uid
