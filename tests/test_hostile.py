@@ -9,8 +9,10 @@ student's submission), a variable in the grader's environment. A corpus file nam
 folder as `@PLANTED@`, replaced before grading (so parallel runs never share it), and may write the
 control bytes ESC and BEL as `@ESC@` and `@BEL@`. After grading, no
 planted token may appear in the report (terminal and JSON), the worker's output, the build log or any
-file of the build cache; the host's /dev/shm holds nothing new; every cached artifact still has the
-hash recorded at publish; and the rendered report carries no raw control character.
+file of the build cache (nor may root's line of the host's /etc/shadow, where the tests can read it);
+the host's /dev/shm holds nothing new; every cached artifact still has the hash recorded at publish;
+and the rendered report carries no raw control character. While a file runs, a host process carries
+a planted token in its command line and a unix socket listens in the host's /run (host_bait).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +47,20 @@ class Planted:
     root: Path
     """The private folder; hidden from every box."""
     tokens: tuple[str, ...]
-    """Strings that exist only in planted files and the grader's environment."""
+    """Strings that exist only in planted files, the grader's environment, a host process's command line
+    (host_bait) and the host's /etc/shadow."""
+    command_token: str = ""
+    """The one in a host process's command line."""
+
+
+def host_secrets() -> tuple[str, ...]:
+    """Root's line of the host's /etc/shadow, where the tests can read it (as root): it reaches no output,
+    whatever a file includes or opens."""
+    try:
+        lines = Path("/etc/shadow").read_text().splitlines()
+    except OSError:
+        return ()
+    return tuple(line for line in lines if line.startswith("root:"))[:1]
 
 
 @pytest.fixture
@@ -62,7 +79,8 @@ def planted(tmp_path, monkeypatch) -> Planted:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     monkeypatch.setenv("GRADER_TEST_SECRET", env_token)
-    return Planted(root, (file_token, key_token, env_token, seed_token))
+    command_token = f"PLANTED-CMDLINE-{secrets.token_hex(8)}"
+    return Planted(root, (file_token, key_token, env_token, seed_token, command_token, *host_secrets()), command_token)
 
 
 def graded(path: Path, display_path: str, challenge, backend, options: pipeline.Options):
@@ -146,6 +164,30 @@ def listener(monkeypatch):
     server.close()
 
 
+@pytest.fixture
+def host_bait(planted):
+    """What a submission out of its box would find on the host: a process whose command line carries a
+    planted token (reads_host_command_lines.cu), and a unix socket listening in the host's /run (where
+    the tests may create one) and on an abstract name (reaches_host_sockets.cu). Gone after the test."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", planted.command_token])
+    path = Path("/run") / f"cuda-grader-bait-{secrets.token_hex(4)}.sock"
+    listening = []
+    for address in (str(path), f"\0cuda-grader-bait-{secrets.token_hex(4)}"):
+        server = socket.socket(socket.AF_UNIX)
+        try:
+            server.bind(address)
+            server.listen(4)
+            listening.append(server)
+        except OSError:
+            server.close()
+    yield
+    sleeper.kill()
+    sleeper.wait()
+    for server in listening:
+        server.close()
+    path.unlink(missing_ok=True)
+
+
 def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, planted: Planted,
           follow_up=None) -> None:
     verdict, message = expectation(path, backend_name)
@@ -153,6 +195,8 @@ def check(path: Path, backend_name: str, backend, challenge, cache: Path, box, p
         pytest.skip(f"no verdict promised on {backend_name}")
     if "sandbox" in requirements(path) and not box.active:
         pytest.skip(f"needs the sandbox, which is inactive here: {box.reason}")
+    if "memory cgroup" in requirements(path) and not sandbox.cgroup_capabilities().memory:
+        pytest.skip("needs a memory cgroup around the box, which this machine cannot make (not root?)")
     shm_before = shm_entries()
     submission = submission_copy(path, planted, planted.root / "submissions" / "student")
     report = graded(submission, f"solutions/{path.name}", challenge, backend, pipeline.Options(Mode.RUN, 11, cache))
@@ -202,7 +246,8 @@ def emulator_cache_template(matmul, tmp_path_factory) -> Path:
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_path_factory, emulator_cache_template):
+def test_hostile_through_the_emulator(path, matmul, box, planted, listener, host_bait, tmp_path_factory,
+                                      emulator_cache_template):
     import dataclasses
 
     from grader.backends.emulator import EmulatorBackend
@@ -214,7 +259,7 @@ def test_hostile_through_the_emulator(path, matmul, box, planted, listener, tmp_
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_hostile_on_the_gpu(path, matmul, box, planted, listener, tmp_path_factory, gpu_reference_ms):
+def test_hostile_on_the_gpu(path, matmul, box, planted, listener, host_bait, tmp_path_factory, gpu_reference_ms):
     """On the GPU the correct submission graded next is also timed: a hostile file must not leave the
     GPU slower (work left running, a hogged device) — within 5% of its time before any hostile file."""
     from grader.backends.cuda import CudaBackend
