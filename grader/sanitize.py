@@ -18,6 +18,8 @@ from grader.errors import BackendUnavailable
 
 TOOLS = ("memcheck", "racecheck")
 OUTPUT_BYTES = 1 << 20
+# Linear on any output (it holds what the program printed): `^=+` is tried only where a line starts,
+# and `[^\s:]+` stops at the next space or colon.
 _ERROR = re.compile(r"^=+\s+(?:Error: )?(?P<what>(?:Invalid|Race|Program hit|Uninitialized|Barrier|Misaligned)[^\n]*)$", re.M)
 _WHERE = re.compile(r"in (?P<file>[^\s:]+\.cu):(?P<line>\d+)")
 
@@ -42,13 +44,18 @@ def find_tool() -> str:
     return found
 
 
-_RACE = re.compile(r"Race reported between (\w+) access.*?and (\w+) access", re.S)
+# The report's first access, then the first second one after it: two searches, not one pattern with
+# `.*?` between them, which rescans to the end of the block from every first access when there is no
+# second one (the block holds what the program printed: quadratic).
+_RACE_FIRST = re.compile(r"Race reported between (\w+) access")
+_RACE_SECOND = re.compile(r"and (\w+) access")
 
 
 def _describe(what: str, block: str) -> str:
-    race = _RACE.search(block)
-    if race:
-        return f"race between a {race[1].lower()} and a {race[2].lower()} of shared memory"
+    first = _RACE_FIRST.search(block)
+    second = first and _RACE_SECOND.search(block, first.end())
+    if second:
+        return f"race between a {first[1].lower()} and a {second[1].lower()} of shared memory"
     return what.split(" at ", 1)[0].strip().rstrip(".")
 
 

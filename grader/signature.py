@@ -2,7 +2,9 @@
 
 `grader run mine.cu` without `--challenge` grades against the one challenge whose entry point has
 exactly the file's parameter types (LeetGPU's signatures differ between problems); the report says
-which. This reads the text only, to choose: the build still checks the real signature.
+which. This reads the text only, to choose: the build still checks the real signature. The text is
+untrusted (the class server reads an upload here, in its request handler), so every pattern below is
+linear in it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from dataclasses import dataclass
 
 from grader.spec import Challenge
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# Comments, and what may hold a `/*` or `//` that opens none: a string or character literal, and a
+# number with digit separators (1'000, whose quotes open no literal). Every alternative consumes all it
+# scans: an unclosed comment runs to the end of the text and an unclosed literal to the end of its line,
+# as a compiler reads them, so no character is scanned twice and one pass is linear in the text. (An
+# unclosed `/*` matched nothing before, so every later `/*` rescanned the rest of the text: quadratic.)
+_COMMENT_OR_LITERAL = re.compile(r"""
+    (?P<comment> //(?:\\\n|[^\n])* | /\*.*?(?:\*/|\Z) )
+  | "(?:\\.|[^"\\\n])*"? | '(?:\\.|[^'\\\n])*'? | (?<!\w)\d\w*(?:'\w+)+
+""", re.S | re.X)
 _QUALIFIERS = {"__restrict__", "__restrict", "restrict"}
 _TYPE_WORDS = {"const", "volatile", "unsigned", "signed", "int", "float", "double", "char", "short", "long",
                "bool", "void", "size_t"}
@@ -28,8 +38,18 @@ class Choice:
 
 def parameter_types(text: str, entry: str) -> list[tuple[str, ...]]:
     """The parameter types of every definition of `entry` in `text` (normalised: `const float*`)."""
+    return _definitions(_without_comments(text), entry)
+
+
+def _without_comments(text: str) -> str:
+    """The text with each comment replaced by a space, literals untouched."""
+    return _COMMENT_OR_LITERAL.sub(lambda m: " " if m.lastgroup == "comment" else m[0], text)
+
+
+def _definitions(code: str, entry: str) -> list[tuple[str, ...]]:
+    # Linear too: `[^()]*` stops at the next parenthesis, so no two attempts scan the same text.
     found = []
-    for match in re.finditer(rf"\b{re.escape(entry)}\s*\(([^()]*)\)\s*\{{", _COMMENTS.sub(" ", text)):
+    for match in re.finditer(rf"\b{re.escape(entry)}\s*\(([^()]*)\)\s*\{{", code):
         params = [p for p in match.group(1).split(",") if p.strip()]
         if params == ["void"] or [p.strip() for p in params] == ["void"]:
             params = []
@@ -46,8 +66,10 @@ def _type_of(param: str) -> str:
 
 def choose(text: str, challenges: list[Challenge]) -> Choice:
     """The challenge whose entry point's parameter types the file's definition has, if exactly one."""
+    code = _without_comments(text)
+    definitions = {entry: _definitions(code, entry) for entry in {c.entry for c in challenges}}  # once each
     matches = tuple(c.slug for c in challenges
-                    if tuple(p.ctype.text for p in c.params) in parameter_types(text, c.entry))
+                    if tuple(p.ctype.text for p in c.params) in definitions[c.entry])
     if len(matches) == 1:
         return Choice(matches[0], matches, f"its solve signature matches {matches[0]}'s and no other challenge's")
     if matches:

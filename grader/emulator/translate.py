@@ -16,12 +16,17 @@ The scan works on tokens, so comments and literals are never touched, and every 
 user's code on its original line (moved line breaks go to the end of the rewrite), so g++
 diagnostics point at the user's own file and line. It also reports what the emulator cannot run
 (the caller refuses the file) and what may behave differently on a CPU than on a GPU.
+
+The text is a student's, so every pass is linear in its length: the lexer's every alternative consumes
+what it scans, and a question asked of many tokens (where does the launch opened here close?) is
+answered for all of them in one pass, never by a fresh scan from each.
 """
 
 from __future__ import annotations
 
-import bisect
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 ASM_MESSAGE = "inline PTX assembly (asm) is not supported in emulation; run on a GPU"
@@ -67,8 +72,10 @@ _PREFIX = r"(?:u8|u|U|L)?"
 _LEX = re.compile("|".join([
     r"(?P<ws>\s+)",
     r"(?P<comment>//(?:\\\n|[^\n])*|/\*.*?(?:\*/|\Z))",
-    # A raw string's body may hold quotes and newlines; it ends only at `)delim"`.
-    rf'(?P<lit>{_PREFIX}R"(?P<delim>[^()\\\s"]{{0,16}})\(.*?\)(?P=delim)"'
+    # A raw string's body may hold quotes and newlines; it ends only at `)delim"`, or, unclosed, at the
+    # end of the input, as a compiler reads it (were it not matched at all, every later `R"(` would scan
+    # to the end again: quadratic). An unclosed block comment likewise.
+    rf'(?P<lit>{_PREFIX}R"(?P<delim>[^()\\\s"]{{0,16}})\(.*?(?:\)(?P=delim)"|\Z)'
     rf'|{_PREFIX}"(?:\\.|[^"\\\n])*"?|{_PREFIX}\'(?:\\.|[^\'\\\n])*\'?)',
     r"(?P<num>\.?\d(?:[\w.]|[eEpP][+-]|'(?=\w))*)",  # ' is a C++14 digit separator here
     r"(?P<id>[A-Za-z_$]\w*)",
@@ -80,22 +87,25 @@ _DEVICE = {"__global__", "__device__"}
 _ASM = {"asm", "__asm__", "__asm"}
 _ASM_QUALIFIERS = {"volatile", "__volatile__", "__volatile", "goto", "inline"}
 _NOT_NAMESPACES = {"return", "else", "do", "case", "throw", "co_await", "co_return"}
-_Edit = tuple[int, int, str]  # replace source[start:end] with the text
+_Edit = tuple[int, int, str | Callable[[], str]]
+"""Replace source[start:end] with the text, or with what the function makes: a launch's text is made
+only if the launch is kept (see _launches)."""
 
 
 def _lex(src: str) -> list[_Tok]:
-    newlines = [m.start() for m in re.finditer("\n", src)]
     toks: list[_Tok] = []
     directive, directives, line_start = 0, 0, True
+    line, counted = 1, 0  # the line of src[counted]
     for m in _LEX.finditer(src):
-        kind, text = m.lastgroup, m.group()
+        kind, text, start = m.lastgroup, m.group(), m.start()
         if kind in ("ws", "comment"):
             # A directive ends at a line break not escaped by a backslash (a comment inside it
-            # stands for a space, so only whitespace can end it).
-            breaks = [j for j in range(m.start(), m.end()) if src[j] == "\n"]
-            if kind == "ws" and directive and any(src[j - 1] != "\\" for j in breaks):
+            # stands for a space, so only whitespace can end it, and only its first character
+            # can follow a backslash).
+            breaks = text.count("\n")
+            if kind == "ws" and directive and breaks > (text[0] == "\n" and src[start - 1] == "\\"):
                 directive = 0
-            line_start = line_start or (bool(breaks) and not directive)
+            line_start = line_start or (breaks > 0 and not directive)
             continue
         if text == "\\":  # a line continuation, not code
             continue
@@ -103,8 +113,9 @@ def _lex(src: str) -> list[_Tok]:
             directives += 1
             directive = directives
         line_start = False
-        line = bisect.bisect_left(newlines, m.start()) + 1
-        toks.append(_Tok(kind, text, m.start(), m.end(), line, directive))
+        line += src.count("\n", counted, start)
+        counted = start
+        toks.append(_Tok(kind, text, start, m.end(), line, directive))
     return toks
 
 
@@ -132,104 +143,201 @@ def _structure(toks: list[_Tok]) -> tuple[list[bool], list[str]]:
 
 def _triple(toks: list[_Tok], i: int, ch: str) -> bool:
     """`<<<` and `>>>` are three adjacent one-character tokens (`>>>` may also close templates)."""
+    if toks[i].text != ch:
+        return False
     run = toks[i:i + 3]
     return (len(run) == 3 and all(t.text == ch for t in run)
             and run[0].end == run[1].start and run[1].end == run[2].start)
 
 
-def _template_open(toks: list[_Tok], j: int) -> int | None:
-    """toks[j] is the `>` closing a template argument list: index of its `<`."""
-    angle = paren = 0
-    for k in range(j, -1, -1):
+# --------------------------------------------------------------------------- where scans stop
+# The rewrites ask, of many tokens, where a scan from there stops: the `>>>` closing a launch's
+# configuration, the `;` ending a declaration, the `<` opening a template argument list. A fresh scan
+# from each token makes a pass quadratic (a file of unclosed `<<<`, each scanning to the end), so each
+# question is answered for every token at once, in one pass over them.
+
+
+def _partners(toks: list[_Tok]) -> list[int | None]:
+    """For each opening bracket, the index of the bracket closing it in the same code or directive (any
+    closing bracket closes, as the scans count them); None for every other token."""
+    partner: list[int | None] = [None] * len(toks)
+    stack: list[int] = []
+    for k, t in enumerate(toks):
+        if k and t.pp != toks[k - 1].pp:
+            stack.clear()  # a scan stops where the code or directive holding it ends
+        if t.text in _OPEN:
+            stack.append(k)
+        elif t.text in _CLOSE and stack:
+            partner[stack.pop()] = k
+    return partner
+
+
+def _forward(toks: list[_Tok], partner: list[int | None],
+             found: Callable[[int], bool]) -> list[int | None]:
+    """For every index j: the first index from j, outside brackets opened from j on, where found(index)
+    holds; None at a `;`, an unbalanced closing bracket or the end of the code or directive holding
+    toks[j]. Right to left, each answer is the next token's, or that of the token after a bracketed
+    group."""
+    reach: list[int | None] = [None] * len(toks)
+    for k in range(len(toks) - 1, -1, -1):
+        text, after = toks[k].text, k + 1
+        if found(k):
+            reach[k] = k
+            continue
+        if text in _OPEN:
+            if partner[k] is None:
+                continue  # never closed: nothing beyond it is outside it
+            after = partner[k] + 1
+        elif text in _CLOSE or text == ";":
+            continue
+        if after < len(toks) and toks[after].pp == toks[k].pp:
+            reach[k] = reach[after]
+    return reach
+
+
+def _closings(toks: list[_Tok], partner: list[int | None]) -> list[int | None]:
+    """_forward to the first closing bracket (see _closer)."""
+    return _forward(toks, partner, lambda k: toks[k].text in _CLOSE)
+
+
+def _closer(closings: list[int | None], i: int) -> int | None:
+    """Index of the bracket closing the one at toks[i]: the first closing bracket after it outside brackets."""
+    return closings[i + 1] if i + 1 < len(closings) else None
+
+
+def _template_opens(toks: list[_Tok]) -> list[int | None]:
+    """For each `>` closing a template argument list: the index of its `<`, counting `<` and `>` back
+    over bracketed groups; None where a `;` or an unbalanced opening bracket comes first. Right to left,
+    with the `>` still waiting for their `<` kept per bracket level."""
+    opens: list[int | None] = [None] * len(toks)
+    waiting: list[list[int]] = [[]]  # innermost bracket level last
+    for k in range(len(toks) - 1, -1, -1):
         text = toks[k].text
         if text in _CLOSE:
-            paren += 1
+            waiting.append([])
         elif text in _OPEN:
-            paren -= 1
-            if paren < 0:
-                return None
-        elif paren == 0 and text == ">":
-            angle += 1
-        elif paren == 0 and text == "<":
-            angle -= 1
-            if angle == 0:
-                return k
-        elif paren == 0 and text == ";":
+            waiting.pop()  # the `>` still waiting there reach an unbalanced bracket: None
+            if not waiting:  # nothing was open after it: what comes before is a level of its own
+                waiting.append([])
+        elif text == ">":
+            waiting[-1].append(k)
+        elif text == "<" and waiting[-1]:
+            opens[waiting[-1].pop()] = k
+        elif text == ";":
+            waiting[-1].clear()
+    return opens
+
+
+def _callee_starts(toks: list[_Tok]) -> list[int | None]:
+    """For each token that may end the expression before a `<<<`: the index of the first token of
+    `ns::kernel<T...>`, or None. Left to right, so that `a::b<T>::c` starts where `a::b<T>` does (a
+    chain walked afresh from each launch is quadratic on `f<<<a<b>>>()>::g<<<a<b>>>()>::h<<<...`)."""
+    opens = _template_opens(toks)
+    starts: list[int | None] = []
+    for j in range(len(toks)):
+        starts.append(_callee_step(toks, opens, starts, j))
+    return starts
+
+
+def _callee_step(toks: list[_Tok], opens: list[int | None], starts: list[int | None], j: int) -> int | None:
+    if toks[j].text == ">":
+        k = opens[j]
+        if not k:
             return None
-    return None
+        j = k - 1
+    if toks[j].kind != "id":
+        return None
+    if j < 1 or toks[j - 1].text != "::":
+        return None if j and toks[j - 1].text in (".", "->") else j  # no member launches
+    if j >= 2 and toks[j - 2].text not in _NOT_NAMESPACES and (
+            toks[j - 2].kind == "id" or toks[j - 2].text == ">"):
+        return starts[j - 2]  # `ns::` before: the name starts where ns does
+    return j - 1  # a leading `::`
 
 
-def _callee_start(toks: list[_Tok], j: int) -> int | None:
-    """toks[j] ends the expression before `<<<`: index of the first token of `ns::kernel<T...>`."""
-    while True:
-        if toks[j].text == ">":
-            k = _template_open(toks, j)
-            if not k:
-                return None
-            j = k - 1
-        if toks[j].kind != "id":
-            return None
-        if j < 1 or toks[j - 1].text != "::":
-            return None if j and toks[j - 1].text in (".", "->") else j  # no member launches
-        if j >= 2 and toks[j - 2].text not in _NOT_NAMESPACES and (
-                toks[j - 2].kind == "id" or toks[j - 2].text == ">"):
-            j -= 2
-        else:
-            return j - 1  # a leading `::`
+def _externs_before(toks: list[_Tok]) -> list[int | None]:
+    """For every token: the index of an `extern` earlier in the declaration holding it, or None."""
+    found: list[int | None] = []
+    nearest = None
+    for k, t in enumerate(toks):
+        if k and t.pp != toks[k - 1].pp:
+            nearest = None
+        found.append(nearest)
+        if t.text in (";", "{", "}"):
+            nearest = None
+        elif t.text == "extern":
+            nearest = k
+    return found
 
 
-def _forward(toks: list[_Tok], j: int, found) -> int | None:
-    """First index from j, outside brackets opened from j on, where found(index) holds; None at a
-    `;`, an unbalanced closing bracket or the end of the code or directive holding toks[j]."""
-    depth = 0
-    for k in range(j, len(toks)):
-        text = toks[k].text
-        if toks[k].pp != toks[j].pp:
-            return None
-        if depth == 0 and found(k):
-            return k
-        if text in _OPEN:
-            depth += 1
-        elif text in _CLOSE:
-            depth -= 1
-            if depth < 0:
-                return None
-        elif depth == 0 and text == ";":
-            return None
-    return None
+@dataclass(frozen=True)
+class _Reach:
+    """Where the scans the rewrites need stop, for every token of the file."""
+    closings: list[int | None]
+    """The first closing bracket outside brackets."""
+    launch_close: list[int | None]
+    """The first `>>>` outside brackets."""
+    statement_end: list[int | None]
+    """The first `;` outside brackets."""
+    callee_start: list[int | None]
+    extern_before: list[int | None]
+
+    @staticmethod
+    def of(toks: list[_Tok]) -> _Reach:
+        partner = _partners(toks)
+        return _Reach(closings=_closings(toks, partner),
+                      launch_close=_forward(toks, partner, lambda k: _triple(toks, k, ">")),
+                      statement_end=_forward(toks, partner, lambda k: toks[k].text == ";"),
+                      callee_start=_callee_starts(toks), extern_before=_externs_before(toks))
+
+    def match(self, i: int) -> int | None:
+        """Index of the bracket closing the one at toks[i]."""
+        return _closer(self.closings, i)
 
 
-def _match(toks: list[_Tok], i: int) -> int | None:
-    """Index of the bracket closing the one at toks[i]."""
-    return _forward(toks, i + 1, lambda k: toks[k].text in _CLOSE)
+# --------------------------------------------------------------------------- launches
 
 
 def _line_breaks(dropped: str) -> str:
     """The line breaks of dropped text, keeping a backslash continuation (a #define goes on)."""
-    return "".join("\\\n" if dropped[:m.start()].rstrip(" \t").endswith("\\") else "\n"
-                   for m in re.finditer("\n", dropped))
+    return "".join("\\\n" if line.rstrip(" \t").endswith("\\") else "\n" for line in dropped.split("\n")[:-1])
 
 
-def _launch(src: str, toks: list[_Tok], i: int) -> _Edit | None:
-    """(start, end, replacement) for the launch whose `<<<` is toks[i]."""
-    first = _callee_start(toks, i - 1) if i else None
-    close = _forward(toks, i + 3, lambda k: _triple(toks, k, ">"))
+@dataclass(frozen=True)
+class _LaunchSite:
+    """Token indices of `callee<<<config>>>(args)`."""
+    first: int
+    open: int
+    close: int
+    paren: int
+    end: int
+
+
+def _launch_site(toks: list[_Tok], reach: _Reach, i: int) -> _LaunchSite | None:
+    """The launch whose `<<<` is toks[i], if the emulator can parse it."""
+    first = reach.callee_start[i - 1] if i else None
+    close = reach.launch_close[i + 3] if i + 3 < len(toks) else None
     if first is None or close is None or close + 3 >= len(toks) or toks[close + 3].text != "(":
         return None
-    paren = close + 3
-    end = _match(toks, paren)
-    if end is None:
-        return None
-    callee = src[toks[first].start:toks[i - 1].end]
+    end = reach.match(close + 3)
+    return None if end is None else _LaunchSite(first, i, close, close + 3, end)
+
+
+def _launch_text(src: str, toks: list[_Tok], site: _LaunchSite) -> str:
+    i, close, paren = site.open, site.close, site.paren
+    callee = src[toks[site.first].start:toks[i - 1].end]
     config = src[toks[i + 2].end:toks[close].start]
-    args = src[toks[paren].start:toks[end].end]
+    args = src[toks[paren].start:toks[site.end].end]
     gaps = src[toks[i - 1].end:toks[i].start] + src[toks[close + 2].end:toks[paren].start]
     name = re.sub(r"\s+", " ", callee).replace("\\", "\\\\").replace('"', '\\"')
-    text = f'::emu::launch({callee}, "{name}", {toks[i].line}, {config}){args}{_line_breaks(gaps)}'
-    return toks[first].start, toks[end].end, text
+    return f'::emu::launch({callee}, "{name}", {toks[i].line}, {config}){args}{_line_breaks(gaps)}'
 
 
-def _launches(src: str, toks: list[_Tok], device: list[bool]) -> tuple[list[_Edit], set[Finding]]:
+def _launches(src: str, toks: list[_Tok], device: list[bool],
+              reach: _Reach) -> tuple[list[_Edit], set[Finding]]:
+    """Edits for the launches, and failures. A launch's text is made only when _apply keeps it: a
+    launch in the callee of a later one is dropped there, and making each one's text would copy the
+    nested text once per level."""
     edits, findings = [], set()
     i = 0
     while i < len(toks):
@@ -238,35 +346,30 @@ def _launches(src: str, toks: list[_Tok], device: list[bool]) -> tuple[list[_Edi
             continue
         if device[i] and not toks[i].pp:
             findings.add(Finding(toks[i].line, DEVICE_LAUNCH_MESSAGE))
-        edit = _launch(src, toks, i)
-        if edit is None:
+        site = _launch_site(toks, reach, i)
+        if site is None:
             findings.add(Finding(toks[i].line, LAUNCH_SYNTAX_MESSAGE))
             i += 3
             continue
-        edits.append(edit)
-        while i < len(toks) and toks[i].start < edit[1]:
+        end = toks[site.end].end
+        edits.append((toks[site.first].start, end, functools.partial(_launch_text, src, toks, site)))
+        while i < len(toks) and toks[i].start < end:
             i += 1
     return edits, findings
 
 
-def _extern_before(toks: list[_Tok], s: int) -> int | None:
-    """Index of an `extern` earlier in the declaration holding toks[s]."""
-    for k in range(s - 1, -1, -1):
-        if toks[k].pp != toks[s].pp or toks[k].text in (";", "{", "}"):
-            return None
-        if toks[k].text == "extern":
-            return k
-    return None
+# --------------------------------------------------------------------------- shared memory
 
 
 def _without_attributes(toks: list[_Tok]) -> list[_Tok]:
     """Drop `__align__(16)`, `alignas(16)`, `__attribute__((...))` and `[[...]]`."""
+    closings = _closings(toks, _partners(toks))
     kept, k = [], 0
     while k < len(toks):
         is_call = toks[k].kind == "id" and k + 1 < len(toks) and toks[k + 1].text == "("
         is_std = toks[k].text == "[" and k + 1 < len(toks) and toks[k + 1].text == "["
         if is_call or is_std:
-            end = _match(toks, k + 1 if is_call else k)
+            end = _closer(closings, k + 1 if is_call else k)
             k = len(toks) if end is None else end + 1
         else:
             kept.append(toks[k])
@@ -276,10 +379,7 @@ def _without_attributes(toks: list[_Tok]) -> list[_Tok]:
 
 def _join(toks: list[_Tok]) -> str:
     """Token texts with one space wherever the source had a gap (so `T::value` stays whole)."""
-    out = toks[0].text
-    for a, b in zip(toks, toks[1:]):
-        out += (" " if b.start > a.end else "") + b.text
-    return out
+    return toks[0].text + "".join((" " if b.start > a.end else "") + b.text for a, b in zip(toks, toks[1:]))
 
 
 def _dynamic_shared(src: str, toks: list[_Tok], ext: int, end: int) -> str | None:
@@ -331,22 +431,31 @@ def _declared_name(part: list[_Tok]) -> str | None:
     return name
 
 
-def _shared(src: str, toks: list[_Tok],
-            opener: list[str]) -> tuple[list[_Edit], dict[str, int], set[Finding]]:
-    """Edits for `__shared__` declarations, the declared names (with their line), and failures."""
+def _shared(src: str, toks: list[_Tok], opener: list[str],
+            reach: _Reach) -> tuple[list[_Edit], dict[str, int], set[Finding]]:
+    """Edits for `__shared__` declarations, the declared names (with their line), and failures. Each
+    declaration is read once, from its first `__shared__`: one inside a declaration of its kind already
+    read (the same keyword again, or one in its braces, which CUDA does not allow) would read the rest
+    of the outer declaration again, quadratic in a file that nests them."""
     edits, names, findings = [], {}, set()
+    read_up_to = {"extern": -1, "plain": -1}  # the end of the last declaration of each kind read
     for s, t in enumerate(toks):
         if t.text != "__shared__" or opener[s] in ("(", "["):
             continue
-        ext, end = _extern_before(toks, s), _forward(toks, s, lambda k: toks[k].text == ";")
+        ext, end = reach.extern_before[s], reach.statement_end[s]
+        if s < read_up_to["plain" if ext is None else "extern"]:
+            continue
         if ext is not None:
-            text = _dynamic_shared(src, toks, ext, end) if end is not None else None
+            text = None
+            if end is not None:
+                text, read_up_to["extern"] = _dynamic_shared(src, toks, ext, end), end
             if text is None:
                 findings.add(Finding(t.line, EXTERN_SHARED_MESSAGE))
                 continue
             edits.append((toks[ext].start, toks[end].end, text))
             names.setdefault(toks[end - 3].text, t.line)
         elif not t.pp and end is not None and (s == 0 or toks[s - 1].text not in ("<", ",")):
+            read_up_to["plain"] = end
             declared = [n for n in map(_declared_name, _split_declarators(toks[s + 1:end])) if n]
             for n in declared:
                 names.setdefault(n, t.line)
@@ -403,7 +512,7 @@ def _apply(src: str, edits: list[_Edit]) -> str:
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1])):
         if start < pos:  # overlaps an earlier rewrite (a launch inside a launch): keep the first
             continue
-        out += [src[pos:start], text]
+        out += [src[pos:start], text if isinstance(text, str) else text()]
         pos = end
     out.append(src[pos:])
     return "".join(out)
@@ -416,21 +525,23 @@ SGEMM tutorials): _host_names renames them first, out of the macros' way."""
 HOST_PREFIX = "emu_host_"
 
 
-def _host_names(source: str) -> str:
+def _host_names(source: str, toks: list[_Tok], device: list[bool]) -> str:
     """The source with every host-code use of a built-in's name renamed (same line, same meaning)."""
-    toks = _lex(source)
-    device, _ = _structure(toks)
     hits = [t for t, inside in zip(toks, device) if t.kind == "id" and t.text in BUILT_INS and not inside and not t.pp]
     return _apply(source, [(t.start, t.end, HOST_PREFIX + t.text) for t in hits]) if hits else source
 
 
 def translate(source: str) -> Translation:
     """Rewrite a CUDA source for the emulator; untouched lines and line numbers stay the same."""
-    source = _host_names(source)
     toks = _lex(source)
     device, opener = _structure(toks)
-    launch_edits, launch_findings = _launches(source, toks, device)
-    shared_edits, shared_names, shared_findings = _shared(source, toks, opener)
+    renamed = _host_names(source, toks, device)
+    if renamed != source:  # read again: the rewrites below need the renamed text's tokens
+        source, toks = renamed, _lex(renamed)
+        device, opener = _structure(toks)
+    reach = _Reach.of(toks)
+    launch_edits, launch_findings = _launches(source, toks, device, reach)
+    shared_edits, shared_names, shared_findings = _shared(source, toks, opener, reach)
     unsupported = launch_findings | shared_findings | _unsupported_calls(toks)
     warnings = _volatile_warnings(toks)
     order = lambda f: (f.line, f.message)  # noqa: E731
