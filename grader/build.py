@@ -238,14 +238,8 @@ def integrity_key(cache_root: Path) -> bytes:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-            except FileExistsError:
-                continue  # another grader made it first: read theirs
-            with os.fdopen(fd, "wb") as out:
-                key = secrets.token_bytes(32)
-                out.write(key)
-            return key
+            _make_key(path)  # whoever links it first wins; everyone then reads the same key
+            continue
         with os.fdopen(fd, "rb") as held:
             info = os.fstat(held.fileno())
             key = held.read(64)
@@ -254,6 +248,20 @@ def integrity_key(cache_root: Path) -> bytes:
         raise OSError(f"{path} is not the grader's own private key file (owner, mode or size changed): "
                       "delete it, and the cache is rebuilt on the next run")
     raise OSError(f"{path} could not be read or made")
+
+
+def _make_key(path: Path) -> None:
+    """Write a new key beside `path` and link it into place: the file appears whole or not at all (a
+    grader thread reading it while another wrote it found it empty)."""
+    fd, staged = tempfile.mkstemp(prefix=".key-", dir=path.parent)
+    try:
+        os.write(fd, secrets.token_bytes(32))
+        os.close(fd)
+        os.link(staged, path)
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(staged)
 
 
 def _seal(key: bytes, meta: dict) -> str:

@@ -148,9 +148,7 @@ def processes_running(artifact: Path) -> list[int]:
 
 @pytest.fixture
 def box(planted):
-    """The GPU backend shares the PID namespace (CUDA IPC finds the exporting process by pid);
-    the emulator test gives its worker a namespace of its own."""
-    return sandbox.make(sandbox.SandboxMode.AUTO, [planted.root], share_pid=True)
+    return sandbox.make(sandbox.SandboxMode.AUTO, [planted.root])
 
 
 @pytest.fixture
@@ -228,7 +226,7 @@ def naive_median_ms(backend, challenge, cache: Path) -> float:
 def gpu_reference_ms(matmul, tmp_path_factory):
     """The correct submission's time before any hostile file ran, to compare each follow-up with."""
     from grader.backends.cuda import CudaBackend
-    box = sandbox.make(sandbox.SandboxMode.AUTO, [], share_pid=True)
+    box = sandbox.make(sandbox.SandboxMode.AUTO, [])
     return naive_median_ms(CudaBackend(sandbox=box), matmul, tmp_path_factory.mktemp("reference"))
 
 
@@ -248,10 +246,8 @@ def emulator_cache_template(matmul, tmp_path_factory) -> Path:
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_hostile_through_the_emulator(path, matmul, box, planted, listener, host_bait, tmp_path_factory,
                                       emulator_cache_template):
-    import dataclasses
-
     from grader.backends.emulator import EmulatorBackend
-    emulator = EmulatorBackend(sandbox=dataclasses.replace(box, share_pid=False))
+    emulator = EmulatorBackend(sandbox=box)
     cache = tmp_path_factory.mktemp("cache")
     shutil.copytree(emulator_cache_template, cache, dirs_exist_ok=True)
     check(path, "emulator", emulator, matmul, cache, box, planted)

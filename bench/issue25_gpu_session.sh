@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# GPU checks of issue 25 (the box holds, as root) on the lent GPU machine, in stages that each fit one call:
+#   STAGE=tests     the GPU tests (hostile corpus aside), the box as the GPU worker sees it, --sanitize once
+#   STAGE=hostile   the hostile corpus and the box probes on the GPU
+#   STAGE=overhead  the reference levels' grading time, this tree against the one before issue 25
+#                   (.thirdparty/base, carried: `git archive c360d2b | tar -x -C .thirdparty/base`)
+# bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in the rest.
+set -u
+export PYTHONUNBUFFERED=1 COLUMNS=200
+OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
+if ! command -v bwrap >/dev/null 2>&1 && ls .debs/bubblewrap_*.deb >/dev/null 2>&1; then
+  dpkg-deb -x .debs/bubblewrap_*.deb /tmp/bw && export PATH=/tmp/bw/usr/bin:$PATH
+fi
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+  >/dev/null 2>&1 || echo "wheels not installed"
+export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; id -u; bwrap --version;
+  date -u +"%Y-%m-%d %H:%M UTC"; git log --oneline -1 2>/dev/null; } | tee "$OUT/env.txt"
+python3 -c "from grader import sandbox; print(sandbox.make(sandbox.SandboxMode.REQUIRED, []).describe())" | tee -a "$OUT/env.txt"
+
+case "${STAGE:-tests}" in
+tests)
+  timeout 560 python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py \
+    --ignore tests/test_engine.py tests 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "passed|failed|FAIL|Error" | tail -25
+  ;;
+hostile)
+  timeout 470 python3 -m pytest -m gpu -q -p no:cacheprovider -rs tests/test_hostile.py tests/test_box_probes.py 2>&1 \
+    | tee "$OUT/gpu_hostile.txt" | grep -E "passed|failed|FAIL|Error" | tail -25
+  ;;
+overhead)
+  C=$(mktemp -d)
+  grader run tests/submissions/illegal_address.cu --sanitize --cache-dir "$C" > "$OUT/sanitize.txt" 2>&1
+  echo "sanitize exit $?" | tee -a "$OUT/sanitize.txt"; grep -iE "sanitizer|invalid|isolation" "$OUT/sanitize.txt" | head -8
+  for round in 1 2; do
+    for tree in base new; do
+      if [ "$tree" = base ]; then T=.thirdparty/base; else T=.; fi
+      PYTHONPATH=$T:/tmp/site timeout 240 python3 bench/issue25_overhead.py --backend cuda --repeats 2 \
+        --challenges "$T/challenges" 2>&1 | sed "s/^/$tree round $round: /" | tee -a "$OUT/overhead.txt"
+    done
+  done
+  ;;
+esac
