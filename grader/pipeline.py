@@ -88,6 +88,8 @@ class _Run:
     """On `clock`: when the job's bound runs out. Every request's timeout is at most the time left."""
     worker: run.Worker | None = None
     kernel_s: float = 0.0
+    waited_s: float = 0.0
+    """Time the calls spent waiting rather than computing (`_waited_s`), where the backend computes on the CPU."""
 
     def left_s(self) -> float:
         return self.deadline - self.clock()
@@ -270,6 +272,10 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
                 state.worker.stop()
                 return CaseResult(kind, shape.label(), dict(shape.dims), failed[0], failed[1], call_s=reply.seconds)
             state.kernel_s += reply.data.seconds
+            if not backend.measures_time and _waited_too_long(state, reply):
+                state.worker.stop()
+                return CaseResult(kind, shape.label(), dict(shape.dims), Verdict.TIMEOUT, _waiting_message(state),
+                                  call_s=reply.seconds)
             found = cases.inspect(c, case)
             outputs = cases.snapshot(c, case) if len(backend.orders) > 1 else ()
             runs.append(cases.OrderRun(order, found, outputs, reply.data))
@@ -279,6 +285,30 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
     finally:
         case.release()
         backend.free_memory()
+
+
+WAITING_CPU_FRACTION = 0.1
+"""An emulated call whose worker used less than this share of one CPU was waiting, not computing: every
+emulated kernel runs on the CPU (a loaded machine still gives a busy worker far more than this)."""
+WAITING_MIN_CALL_S = 1.0
+"""Shorter calls are not judged: a CPU time read in clock ticks is too coarse for them."""
+
+
+def _waited_too_long(state: _Run, reply: run.Reply) -> bool:
+    """Count a call that waited (a `sleep`, a blocking read) against the job's allowance for waiting, the
+    challenge's GPU bound (limits.job_s). In emulation the job's bound grows with the speed model's
+    allowance for slow kernels (an hour and more on large shapes), which a solve that sleeps just under
+    each call's limit would otherwise hold a grading slot for, using no CPU."""
+    if reply.cpu_s is None or reply.seconds < WAITING_MIN_CALL_S or reply.cpu_s >= WAITING_CPU_FRACTION * reply.seconds:
+        return False
+    state.waited_s += reply.seconds - reply.cpu_s
+    return state.waited_s > state.challenge.limits.job_s
+
+
+def _waiting_message(state: _Run) -> str:
+    return (f"the submission's calls spent {state.waited_s:.3g} s waiting (sleeping or blocked: its worker used under "
+            f"{WAITING_CPU_FRACTION:.0%} of a CPU meanwhile), more than the {state.challenge.limits.job_s:g} s a job may "
+            "spend waiting in emulation, where every kernel computes on the CPU; the worker was stopped")
 
 
 def _call_failure(reply: run.Reply, timeout: _Timeout, secret: bool = False) -> tuple[Verdict, str] | None:

@@ -7,6 +7,7 @@ the signal or exit status, and whatever it printed. The grader itself is never a
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import os
@@ -24,7 +25,8 @@ from typing import Callable
 
 from grader import build, channel
 from grader.errors import SandboxFailed
-from grader.sandbox import Cgroup, Confinement, Sandbox, SandboxMode, check_box, clean_environment, filters_in_box
+from grader.sandbox import (Cgroup, Confinement, Sandbox, SandboxMode, boxed_processes, check_box, clean_environment,
+                            filters_in_box)
 from grader.sandbox import make as make_sandbox
 
 OUTPUT_TAIL_BYTES = 4096
@@ -54,6 +56,9 @@ class Reply:
     """The worker's checked, typed answer (None when there was none: a timeout, a death, a forgery)."""
     seconds: float = 0.0
     """Wall time the grader waited for this reply."""
+    cpu_s: float | None = None
+    """CPU time the worker's process used meanwhile, all its threads together, as the grader read it
+    from /proc (None where it could not be read)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,8 @@ class Worker:
         self._results = None
         self._commands = None
         self._handles: socket.socket | None = None
+        self._worker_pid: int | None = None
+        """The worker's host pid (inside bubblewrap's processes, where boxed), for its CPU time."""
         self._buffer = b""
 
     # -- lifecycle
@@ -134,7 +141,21 @@ class Worker:
             raise SandboxFailed(ready.detail)
         if ready.outcome is Outcome.OK:
             self._check_confinement()
+            boxed = boxed_processes(self.proc.pid, self.sandbox.bwrap) if self.sandbox.active else [self.proc.pid]
+            self._worker_pid = boxed[0] if boxed else None
         return ready
+
+    def _cpu_seconds(self) -> float | None:
+        """The worker process's CPU time so far (user and system, all threads), from /proc/PID/stat,
+        which nothing in the box can forge; None once it is gone."""
+        if self._worker_pid is None:
+            return None
+        try:
+            with open(f"/proc/{self._worker_pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def _check_confinement(self) -> None:
         """Read the worker's confinement from outside the box (nothing inside can forge /proc): a box
@@ -189,12 +210,17 @@ class Worker:
         if self._unasked_data():  # an answer came that nothing asked for
             return self._malformed("an answer to no request", time.perf_counter())
         command = {**command, "id": secrets.randbits(53)}
+        cpu_before = self._cpu_seconds()
         try:
             command = self._send_handles(command)
             self._send(command)
         except OSError:
             pass  # it died; _receive reports how
-        return self._receive(timeout_s, command["op"], command["id"])
+        reply = self._receive(timeout_s, command["op"], command["id"])
+        cpu_after = self._cpu_seconds()
+        if cpu_before is None or cpu_after is None:
+            return reply
+        return dataclasses.replace(reply, cpu_s=cpu_after - cpu_before)
 
     def output_tail(self) -> str:
         self.output.flush()

@@ -95,6 +95,22 @@ def test_a_solve_sleeping_under_each_call_limit_is_stopped_by_the_job_bound_in_t
     assert report.job_limit.shape_dependent and "emulator" in report.job_limit.why
 
 
+def test_in_emulation_a_job_may_wait_no_longer_than_the_gpus_bound(matmul, emulator, cache):
+    """The emulator's bound grows with its allowance for slow kernels on every shape (an hour and more for
+    a large challenge), which a sleeping solve would otherwise use up: waiting (a call whose worker used
+    almost no CPU) counts against the GPU's bound instead. Here every functional shape, a 3 s allowance."""
+    limits = dataclasses.replace(matmul.limits, case_s=CASE_S, job_s=3.0)
+    challenge = dataclasses.replace(matmul, limits=limits, randomized=dataclasses.replace(matmul.randomized, count=0))
+    report = pipeline.grade(read(SLEEPER, "solutions/sleeps_each_call.cu"), challenge, emulator,
+                            pipeline.Options(Mode.RUN, 7, cache))
+    assert report.job_limit.seconds > 5 * limits.job_s, "the whole job's bound alone would let it sleep on"
+    assert report.wall_s < report.job_limit.seconds / 2
+    assert report.verdict is Verdict.TIMEOUT and "spent" in report.message and "waiting" in report.message, report.message
+    stopped = [c.verdict for c in report.cases].index(Verdict.TIMEOUT)
+    assert stopped <= 2, "stopped at the third call: 1.5 s of sleep each, a 3 s allowance"
+    assert all(c.verdict is Verdict.SKIPPED for c in report.cases[stopped + 1:])
+
+
 def test_the_same_limits_accept_a_solve_that_does_not_sleep(matmul, emulator, cache):
     report = pipeline.grade(read(NAIVE, "naive.cu"), small(matmul), emulator, pipeline.Options(Mode.RUN, 7, cache))
     assert report.verdict is Verdict.ACCEPTED, report.message
@@ -134,7 +150,7 @@ class SlowCompiler:
     """A backend whose compile takes `compile_took_s` on the test's clock and fails as a compile that
     was stopped fails: what the pipeline must bound and explain. Nothing runs."""
 
-    name, measures_time, orders = "stand-in", False, ("forward",)
+    name, measures_time, orders, sandbox = "stand-in", False, ("forward",), None
 
     def __init__(self, clock: Clock, job_s: float, compile_took_s: float):
         self.clock, self.job_s, self.compile_took_s = clock, job_s, compile_took_s
