@@ -87,7 +87,8 @@ def backends(path: Path) -> set[str]:
 
 
 def requirements(path: Path) -> set[str]:
-    """`// requires: sandbox`: the verdict holds only where the sandbox is active."""
+    """`// requires: sandbox`: the verdict holds only where the sandbox is active; `memory cgroup`: only
+    where the box's memory can be bounded by a cgroup (a root grader, here)."""
     for line in path.read_text().splitlines()[:8]:
         if line.startswith("// requires:"):
             return {r.strip() for r in line.split(":", 1)[1].split(",")}
