@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import glob
 import os
 import resource
@@ -249,15 +250,12 @@ class Capabilities:
     memory: bool
 
 
-_CGROUP_PROBE: list[Capabilities] = []
-
-
+@functools.cache
 def cgroup_capabilities() -> Capabilities:
-    if not _CGROUP_PROBE:
-        group = Cgroup.create(Limits(memory_bytes=1 << 30))
-        _CGROUP_PROBE.append(Capabilities(bool(group.paths), group.memory is not None))
-        group.remove()
-    return _CGROUP_PROBE[0]
+    group = Cgroup.create(Limits(memory_bytes=1 << 30))
+    found = Capabilities(bool(group.paths), group.memory is not None)
+    group.remove()
+    return found
 
 
 # --------------------------------------------------------------------------- the box
@@ -384,7 +382,10 @@ def box_uid() -> int:
 def _hand_over(folder: Path, uid: int) -> None:
     """A compile's build folder, and the files the grader put in it, become the box uid's: its tools
     read the source and write their output there. Others may pass through the folder (bubblewrap, which
-    keeps no right to override permissions, must enter it) but not list it."""
+    keeps no right to override permissions, must enter it) but not list it. An ordinary user's grader
+    boxes as itself: the folder is its own already."""
+    if os.geteuid() != 0:
+        return
     for entry in folder.iterdir():
         os.chown(entry, uid, uid, follow_symlinks=False)
     os.chown(folder, uid, uid)
@@ -496,8 +497,10 @@ def probe(bwrap: str, kind: BoxKind, setpriv: str | None) -> str | None:
     return None if out.returncode == 0 else (out.stderr.strip().splitlines() or [f"exit status {out.returncode}"])[-1]
 
 
+@functools.cache
 def choose_kind(bwrap: str) -> tuple[BoxKind | None, str | None, str]:
-    """How to box here: (kind, setpriv, None) when one works, else (None, None, every reason)."""
+    """How to box here, probed once per bubblewrap: (kind, setpriv, "") when one works, else (None,
+    None, every reason)."""
     reasons = []
     setpriv = shutil.which("setpriv")
     if os.geteuid() == 0:
@@ -515,9 +518,6 @@ def choose_kind(bwrap: str) -> tuple[BoxKind | None, str | None, str]:
     return None, None, "; ".join(reasons)
 
 
-_KIND_PROBE: dict[str, tuple[BoxKind | None, str | None, str]] = {}
-
-
 def make(mode: SandboxMode, hidden: list[Path], limits: Limits | None = None) -> Sandbox:
     limits = limits or Limits()
     hidden_paths = tuple(Path(p) for p in PRIVATE_ROOTS) + tuple(hidden)
@@ -527,9 +527,7 @@ def make(mode: SandboxMode, hidden: list[Path], limits: Limits | None = None) ->
     if bwrap is None:
         kind, setpriv, problem = None, None, "bubblewrap (bwrap) is not installed"
     else:
-        if bwrap not in _KIND_PROBE:
-            _KIND_PROBE[bwrap] = choose_kind(bwrap)
-        kind, setpriv, problem = _KIND_PROBE[bwrap]
+        kind, setpriv, problem = choose_kind(bwrap)
     if kind is not None:
         return Sandbox(mode, True, _what(kind), bwrap, limits, hidden_paths, kind, setpriv)
     if mode is SandboxMode.REQUIRED:
