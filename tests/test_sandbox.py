@@ -294,3 +294,21 @@ def test_the_report_says_what_isolation_was_in_force(mode, matmul, tmp_path):
     assert isolation.boxed and isolation.worker_uid not in (None, 0) and isolation.seccomp_filters >= 2
     assert f"worker uid {isolation.worker_uid}, no capabilities" in shown
     assert to_json(graded)["isolation"]["worker_uid"] == isolation.worker_uid
+
+
+@needs_box
+def test_a_compile_runs_in_the_same_box(tmp_path):
+    """The compile's box (build.run_tool) is the worker's: an unprivileged uid, no capabilities, the
+    policy in force, /etc/shadow unreadable, umount refused."""
+    from grader import build
+    work = tmp_path / "work"
+    work.mkdir()
+    script = ("grep -E '^(Uid|CapEff|CapPrm|NoNewPrivs|Seccomp):' /proc/self/status; "
+              "cat /etc/shadow >/dev/null 2>&1 && echo shadow-read; umount /tmp 2>/dev/null && echo unmounted; "
+              "touch built && echo wrote-own-folder")
+    ran = build.run_tool(("sh", "-c", script), work, 30, ACTIVE)
+    fields = dict(line.split(":\t", 1) for line in ran.log.splitlines() if ":\t" in line)
+    assert fields["Uid"].split()[0] != "0" and fields["CapEff"] == fields["CapPrm"] == "0" * 16, ran.log
+    assert fields["NoNewPrivs"] == "1" and fields["Seccomp"] == "2", ran.log
+    assert "shadow-read" not in ran.log and "unmounted" not in ran.log
+    assert "wrote-own-folder" in ran.log and (work / "built").exists(), "its own build folder is writable"
