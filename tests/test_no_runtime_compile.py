@@ -25,11 +25,12 @@ CUDA_PATH = [ROOT / "grader" / name for name in ("buffers.py", "case.py", "check
 CUDA_PATH += sorted((ROOT / "challenges").glob("*/reference.py"))
 CUPY_NAMES = {"cp", "cupy", "xp"}
 COMPILES_NOTHING = {
-    # allocation, copies, byte fills, synchronization, events, IPC: the CUDA runtime itself
+    # allocation, copies, byte fills, synchronization, events: the CUDA runtime itself
     "cuda.Memory", "cuda.MemoryPointer", "cuda.alloc", "cuda.alloc_pinned_memory", "ndarray", "get_default_memory_pool",
     "cuda.runtime.memsetAsync", "cuda.runtime.deviceSynchronize", "cuda.runtime.setDevice", "cuda.runtime.free",
     "cuda.runtime.memset", "cuda.runtime.memcpyAsync", "cuda.runtime.memGetInfo",
-    "cuda.runtime.ipcGetMemHandle", "cuda.runtime.pointerGetAttributes", "cuda.get_current_stream",
+    "cuda.runtime.getDevice", "cuda.runtime.pointerGetAttributes", "cuda.get_current_stream",
+    "cuda.UnownedMemory",  # wraps device memory the grader mapped itself (grader/devmem.py)
     "cuda.Event", "cuda.get_elapsed_time", "cuda.get_cublas_handle",
     # a module image given to the driver: the L2 flush's hand-written PTX, which the driver's JIT turns
     # into machine code in milliseconds (no NVRTC)
