@@ -26,11 +26,33 @@ def _gpu_reason() -> str | None:
     return None
 
 
+SLOW = (
+    # whole modules that grade through the emulator, start servers, browsers or pip
+    "tests/test_emulator_grading.py", "tests/test_hostile.py", "tests/test_box_probes.py", "tests/test_job_bound.py",
+    "tests/test_server_load.py", "tests/test_server_cli.py", "tests/test_server_browser.py", "tests/test_browser.py",
+    "tests/test_engine.py", "tests/test_packaging.py",
+    # single tests of a second or more (nvcc compiles, emulated gradings, Chromium)
+    "tests/test_classroom.py::test_batch_killed_halfway", "tests/test_classroom.py::test_concurrent_submits_all_land",
+    "tests/test_secrets.py::test_emulated_runs_are_secret", "tests/test_secrets.py::test_grader_grade_marks",
+    "tests/test_html.py::test_a_live_page_in_chromium", "tests/test_cli.py::test_auto_falls_back",
+    "tests/test_cli.py::test_emulated_json_report", "tests/test_cli.py::test_unsupported_by_the_emulator",
+    "tests/test_sandbox.py::test_the_report_says_what_isolation", "tests/test_store.py::test_concurrent_writers",
+    "tests/test_build.py::test_levels_the_emulator_cannot_run", "tests/test_build.py::test_builds_are_cached",
+    "tests/test_build.py::test_a_cached_build_changed", "tests/test_build.py::test_a_path_with_quotes",
+    "tests/test_build.py::test_compiler_output_is_capped", "tests/test_build.py::test_leetgpu_older_files",
+    "tests/test_build.py::test_corpus_build_failures",
+)
+"""Tests `pytest -m "not slow"` leaves out, so the loop we run while working stays under a minute on a
+2-core machine (each measured with --durations on 2026-11-25). The full suite, CI's, runs them all."""
+
+
 def pytest_collection_modifyitems(config, items):
     gpu_reason = None
     if any("gpu" in item.keywords for item in items):
         gpu_reason = _gpu_reason()
     for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
         if "gpu" in item.keywords and gpu_reason:
             item.add_marker(pytest.mark.skip(reason=f"no GPU: {gpu_reason}"))
         if "nvcc" in item.keywords and shutil.which("nvcc") is None:
