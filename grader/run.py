@@ -25,8 +25,7 @@ from typing import Callable
 
 from grader import build, channel
 from grader.errors import SandboxFailed
-from grader.sandbox import (Cgroup, Confinement, Sandbox, SandboxMode, boxed_processes, check_box, clean_environment,
-                            filters_in_box)
+from grader.sandbox import Cgroup, Confinement, Sandbox, SandboxMode, check_box, clean_environment, filters_in_box
 from grader.sandbox import make as make_sandbox
 
 OUTPUT_TAIL_BYTES = 4096
@@ -115,12 +114,11 @@ class Worker:
         at most `timeout_s`."""
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
-        inherited = [cmd_r, res_w]
-        argv = self.argv(cmd_r, res_w)
+        inherited, theirs = [cmd_r, res_w], None
         if self.gpu:
             self._handles, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             inherited.append(theirs.fileno())
-            argv = self.argv(cmd_r, res_w, theirs.fileno())
+        argv = self.argv(*inherited)
         self.group = Cgroup.create(self.sandbox.limits)
         home = "/tmp" if self.sandbox.active else tempfile.gettempdir()
         with self.sandbox.launch(argv, self.visible, gpu=self.gpu, group=self.group) as boxed:
@@ -131,7 +129,7 @@ class Worker:
             self.uid = boxed.uid
         os.close(cmd_r)
         os.close(res_w)
-        if self.gpu:
+        if theirs is not None:
             theirs.close()
         self._commands = os.fdopen(cmd_w, "w")
         self._results = res_r
@@ -141,8 +139,7 @@ class Worker:
             raise SandboxFailed(ready.detail)
         if ready.outcome is Outcome.OK:
             self._check_confinement()
-            boxed = boxed_processes(self.proc.pid, self.sandbox.bwrap) if self.sandbox.active else [self.proc.pid]
-            self._worker_pid = boxed[0] if boxed else None
+            self._worker_pid = self.confinement.pid if self.confinement else self.proc.pid  # unboxed: itself
         return ready
 
     def _cpu_seconds(self) -> float | None:

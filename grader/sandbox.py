@@ -562,6 +562,8 @@ class Confinement:
     """What the grader read, from outside the box, of a boxed process's /proc status: nothing in the
     box can forge it."""
 
+    pid: int
+    """The process's host pid."""
     uid: int
     capabilities: int
     """Effective, permitted and ambient capability sets together (0: none)."""
@@ -592,7 +594,7 @@ def read_confinement(pid: int) -> Confinement | None:
     for name in ("CapEff", "CapPrm", "CapAmb"):
         capabilities |= int(fields.get(name, "0"), 16)
     filters = int(fields.get("Seccomp_filters", "0")) if fields.get("Seccomp") == "2" else 0
-    return Confinement(int(fields["Uid"].split()[0]), capabilities, fields.get("NoNewPrivs") == "1", filters)
+    return Confinement(pid, int(fields["Uid"].split()[0]), capabilities, fields.get("NoNewPrivs") == "1", filters)
 
 
 def boxed_processes(root_pid: int, bwrap: str | None) -> list[int]:
