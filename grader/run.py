@@ -25,8 +25,7 @@ from typing import Callable
 
 from grader import build, channel
 from grader.errors import SandboxFailed
-from grader.sandbox import Cgroup, Confinement, Sandbox, SandboxMode, check_box, clean_environment, filters_in_box
-from grader.sandbox import make as make_sandbox
+from grader.sandbox import Cgroup, Confinement, Sandbox, check_box, clean_environment, filters_in_box, given
 
 OUTPUT_TAIL_BYTES = 4096
 STARTUP_TIMEOUT_S = 120.0
@@ -89,7 +88,7 @@ class Worker:
                  pass_fds: tuple[int, ...] = (), gpu: bool = False, filters: int = 0):
         self.argv, self.encode, self.env = argv, encode, env
         self.pass_fds = tuple(pass_fds)
-        self.sandbox = sandbox or make_sandbox(SandboxMode.OFF, [])
+        self.sandbox = given(sandbox)
         self.visible = list(visible)
         self.gpu = gpu
         self.filters = filters

@@ -118,14 +118,14 @@ COMPILE_MEMORY_BYTES = 6 << 30
 COMPILE_TMP_BYTES = 1 << 30
 
 
-def compile_limits(timeout_s: float, memory_bytes: int | None = COMPILE_MEMORY_BYTES) -> Limits:
+def compile_limits(timeout_s: float) -> Limits:
     """A compiler's limits: CPU time as long as the wall-clock limit, 4 GiB of data per process
     (nvcc's largest front-end process on the reference ladder uses well under 1 GiB; a template
     bomb reached 5 GB before), 6 GiB for the whole compile (above one process's rlimit, so a bomb is
     told it ran out of memory rather than killed), 256 MiB per file written, a 1 GiB /tmp for nvcc's
     intermediate files, 64 processes (nvcc runs a handful)."""
     return Limits(cpu_s=max(1, int(timeout_s) + 1), file_bytes=256 << 20, open_files=256, data_bytes=COMPILE_DATA_BYTES,
-                  processes=64, memory_bytes=memory_bytes, tmp_bytes=COMPILE_TMP_BYTES)
+                  processes=64, memory_bytes=COMPILE_MEMORY_BYTES, tmp_bytes=COMPILE_TMP_BYTES)
 
 
 def clean_environment(extra: dict[str, str] | None = None, home: str = "/tmp") -> dict[str, str]:
@@ -548,6 +548,11 @@ def _what(kind: BoxKind) -> str:
             f"folders and /run hidden, {memory}")
 
 
+def given(box: Sandbox | None) -> Sandbox:
+    """`box`, or where a caller gave none, no box: the limits and the clean environment alone."""
+    return box or make(SandboxMode.OFF, [])
+
+
 def with_memory(box: Sandbox, memory_bytes: int) -> Sandbox:
     """`box` with its memory bound set, where a cgroup can hold one."""
     bound = memory_bytes if cgroup_capabilities().memory else None
@@ -625,6 +630,7 @@ def _tasks(pid: int) -> list[str]:
         return []
 
 
+@functools.cache
 def inherited_filters() -> int:
     """Seccomp filters the grader itself runs under (a container's profile, say): every process it
     starts inherits them, before the box adds its own."""
@@ -643,14 +649,13 @@ def check_box(root_pid: int, box: Sandbox, uid: int, filters: int) -> tuple[Conf
     found in any (None when all are as built). An inactive box is not checked."""
     if not box.active:
         return None, None
-    expected_uid = uid if os.geteuid() == 0 else os.getuid()
     first = None
     for pid in boxed_processes(root_pid, box.bwrap):
         seen = read_confinement(pid)
         if seen is None:
             continue
         first = first or seen
-        problem = seen.problem(expected_uid, filters)
+        problem = seen.problem(uid, filters)
         if problem:
             return seen, f"process {pid} of the box: {problem}"
     if first is None:

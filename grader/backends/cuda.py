@@ -66,9 +66,8 @@ class CudaBackend:
                         "the challenge's bound on a whole job on a GPU (limits.job_s in its challenge.yaml)")
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
-        box = self.sandbox or sandboxes.make(sandboxes.SandboxMode.OFF, [])
-        return run.python_worker(built.artifact, challenge.entry,
-                                 sandboxes.with_memory(box, worker_memory_bytes(challenge, self.name)))
+        box = sandboxes.with_memory(sandboxes.given(self.sandbox), worker_memory_bytes(challenge, self.name))
+        return run.python_worker(built.artifact, challenge.entry, box)
 
     def buffer(self, name, shape, dtype) -> DeviceBuffer:
         return DeviceBuffer(self.cp, name, shape, dtype)

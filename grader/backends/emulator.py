@@ -210,12 +210,11 @@ class EmulatorBackend:
         built = self._calibration_program(cache_dir, timeout_s)
         if built.status is not build.BuildStatus.OK:
             return FALLBACK_SPEED
-        executable = str(built.artifact)
-        before = str(sandboxes.filters_in_box(self._box()))
+        executable, box = str(built.artifact), sandboxes.given(self.sandbox)
+        before = str(sandboxes.filters_in_box(box))
         worker = run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
                                                        "--results-fd", str(results), "--filters-before", before],
-                            encode=encode_command, sandbox=self._box(), visible=[built.artifact.parent],
-                            filters=RUNTIME_FILTERS)
+                            encode=encode_command, sandbox=box, visible=[built.artifact.parent], filters=RUNTIME_FILTERS)
         with worker:
             if worker.start().outcome is not run.Outcome.OK:
                 return FALLBACK_SPEED
@@ -247,17 +246,13 @@ class EmulatorBackend:
         grader makes while it runs are reachable by that descriptor only, never by a name."""
         executable = str(built.artifact)
         arena = self._arenas.for_worker()
-        box = sandboxes.with_memory(self._box(), worker_memory_bytes(challenge, self.name))
+        box = sandboxes.with_memory(sandboxes.given(self.sandbox), worker_memory_bytes(challenge, self.name))
         before = str(sandboxes.filters_in_box(box))
         return run.Worker(lambda commands, results: [executable, "--commands-fd", str(commands),
                                                      "--results-fd", str(results), "--arena-fd", str(arena.fd),
                                                      "--filters-before", before],
                           encode=lambda command: encode_command(command, arena), sandbox=box,
                           visible=[built.artifact.parent], pass_fds=(arena.fd,), filters=RUNTIME_FILTERS)
-
-    def _box(self) -> sandboxes.Sandbox:
-        """The workers' box: the backend's, or the limits alone (unboxed) when it was given none."""
-        return self.sandbox or sandboxes.make(sandboxes.SandboxMode.OFF, [])
 
     def buffer(self, name, shape, dtype) -> SharedHostBuffer:
         return SharedHostBuffer(name, shape, dtype, arena=self._arenas.for_buffers())
