@@ -13,7 +13,8 @@ from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources
 from grader.backends import Backend
-from grader.results import HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode, PerformanceResult
+from grader.results import (HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode,
+                            PerformanceResult, first_failing, headline)
 from grader.spec import Challenge, Shape
 from grader.timing import TimingPolicy, summarize
 from grader.verdict import Verdict, overall
@@ -452,12 +453,15 @@ def implausible_timing(stats, wall_s: float, warmup_calls: int, flops: float | N
 
 
 def _first_failure(checked: tuple[CaseResult, ...], timed: tuple[PerformanceResult, ...]) -> str:
-    for c in checked:
-        if not c.verdict.passed and c.verdict is not Verdict.SKIPPED:
-            return f"{c.kind.value} case {c.label}: {c.message}"
-    for p in timed:
-        if not p.verdict.passed and p.verdict is not Verdict.SKIPPED:
-            return f"performance case {p.label}: {p.message}"
+    """The message of a failed run: its first failing case's (results.first_failing decides which, for
+    this message and for what students see of a secret run alike)."""
+    failing = first_failing([c.verdict for c in checked])
+    if failing is not None:
+        case = checked[failing]
+        return headline(case.kind.value, case.label, case.message)
+    failing = first_failing([p.verdict for p in timed])
+    if failing is not None:
+        return headline("performance", timed[failing].label, timed[failing].message)
     return ""
 
 

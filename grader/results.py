@@ -5,7 +5,8 @@ A run graded with a class's secret seed is `secret`: its randomized shapes, draw
 are what a student cannot tune a kernel for, so they (and the seed) stay with the instructor.
 `public` (for a GradeReport) and `public_json` (for a report as stored) give what a student or the
 public may see of such a run: no seed, no randomized shapes, the randomized cases as "hidden case N
-(randomized)" with their verdict and error size. The store keeps everything; the redaction happens
+(randomized)" with their verdict and error size, and a message composed from the first failing case's
+public form (never by reading the private message). The store keeps everything; the redaction happens
 where output is made.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -206,19 +206,12 @@ class _Hidden:
     or from its JSON, so that a report and a stored report are redacted by the same code."""
 
     number: int
-    label: str
-    shape: str
     verdict: Verdict
     errors: tuple[ErrorSize, ...]
 
     @property
     def failed(self) -> bool:
         return not self.verdict.passed and self.verdict is not Verdict.SKIPPED
-
-    def named_in(self, text: str) -> bool:
-        """Whether `text` names this case (its label, or its shape as a whole: 12×5×3 is not in 112×5×31)."""
-        named = bool(self.label) and self.label in text
-        return named or bool(self.shape) and re.search(rf"(?<!\d){re.escape(self.shape)}(?!\d)", text) is not None
 
     def summary(self) -> str:
         """The verdict and the error size of the worst output: what a student may know of a hidden failure."""
@@ -243,14 +236,13 @@ def _error_text(value: float | None) -> str:
 
 def _hidden_from_case(number: int, case: CaseResult) -> _Hidden:
     errors = tuple(ErrorSize(c.output, c.passed, c.scaled_error, c.relative_frobenius) for c in case.comparisons)
-    return _Hidden(number, case.label, shape_text(case.dims), case.verdict, errors)
+    return _Hidden(number, case.verdict, errors)
 
 
 def _hidden_from_json(number: int, case: dict) -> _Hidden:
     errors = tuple(ErrorSize(c.get("output", ""), bool(c.get("passed")), c.get("scaled_error"),
                              c.get("relative_frobenius")) for c in case.get("comparisons") or [])
-    return _Hidden(number, str(case.get("label", "")), shape_text(case.get("dims") or {}),
-                   Verdict[case["verdict"]], errors)
+    return _Hidden(number, Verdict[case["verdict"]], errors)
 
 
 def _hide(kinds: list[str], read: Callable[[int, int], _Hidden]) -> dict[int, _Hidden]:
@@ -259,19 +251,25 @@ def _hide(kinds: list[str], read: Callable[[int, int], _Hidden]) -> dict[int, _H
     return {position: read(number, position) for number, position in enumerate(positions, 1)}
 
 
-def _public_message(message: str, hidden: dict[int, _Hidden], first_failure: int | None) -> str:
-    """The verdict's message, unless it is about a randomized case: the pipeline's first-failure
-    message names the case and repeats the case's own message, so then it is that case's summary.
-    It is about one when it names one, or when the first failing case is one."""
-    about = next((h for h in hidden.values() if h.named_in(message)), hidden.get(first_failure))
-    if about is None:
-        return message
-    return f"{hidden_label(about.number)}: {about.summary()}"
-
-
-def _first_failure(verdicts: list[Verdict]) -> int | None:
-    """Where the pipeline's first-failure message comes from: the first case neither passed nor skipped."""
+def first_failing(verdicts: list[Verdict]) -> int | None:
+    """The case a failed run's message is about: the first neither passed nor skipped. The pipeline
+    words its message from this case (`headline`), and what students see of a secret run is composed
+    from the same case's public form: which case a message is about is decided by position, never by
+    reading the message."""
     return next((i for i, v in enumerate(verdicts) if not v.passed and v is not Verdict.SKIPPED), None)
+
+
+def headline(kind: str, label: str, message: str) -> str:
+    """A run's message from its first failing case: "functional case 3×5×7: C[2, 0] = nan"."""
+    return f"{kind} case {label}: {message}"
+
+
+def _public_message(message: str, hidden: dict[int, _Hidden], first_failure: int | None) -> str:
+    """The run's message, unless its first failing case is a randomized one: then that case's public
+    summary. Every other message is about something a student may see (a public case, the build, the
+    channel after the last case), and is shown as the grader wrote it."""
+    about = hidden.get(first_failure)
+    return message if about is None else f"{hidden_label(about.number)}: {about.summary()}"
 
 
 def public(report: GradeReport) -> GradeReport:
@@ -282,7 +280,7 @@ def public(report: GradeReport) -> GradeReport:
         return report
     hidden = _hide([c.kind.value for c in report.cases], lambda n, i: _hidden_from_case(n, report.cases[i]))
     cases = tuple(hidden[i].public_case() if i in hidden else c for i, c in enumerate(report.cases))
-    message = _public_message(report.message, hidden, _first_failure([c.verdict for c in report.cases]))
+    message = _public_message(report.message, hidden, first_failing([c.verdict for c in report.cases]))
     job_limit = HIDDEN_JOB_LIMIT if report.job_limit and report.job_limit.shape_dependent else report.job_limit
     return dataclasses.replace(report, seed=None, cases=cases, message=message, worker_output="", job_limit=job_limit)
 
@@ -299,7 +297,7 @@ def public_json(data: dict) -> dict:
         job_limit = to_json(HIDDEN_JOB_LIMIT)
     return {**data, "seed": None, "secret": True, "worker_output": "", "job_limit": job_limit,
             "cases": [to_json(hidden[i].public_case()) if i in hidden else c for i, c in enumerate(cases)],
-            "message": _public_message(str(data.get("message") or ""), hidden, _first_failure(verdicts))}
+            "message": _public_message(str(data.get("message") or ""), hidden, first_failing(verdicts))}
 
 
 def to_json(value: Any) -> Any:

@@ -222,8 +222,8 @@ def test_other_failures_of_a_hidden_case_give_the_verdict_alone(verdict, message
     assert_hidden(rendered(secret) + report.as_json(secret), secret)
 
 
-def test_a_message_naming_a_hidden_shape_any_other_way_is_replaced():
-    """Whatever words the pipeline chooses, a message that names a randomized shape is not shown."""
+def test_the_first_failing_case_decides_what_the_message_is_about():
+    """Whatever words the pipeline chooses: the first failing case, by position, decides (never the text)."""
     cases = [randomized(1, SHAPES[0]), wrong_last_row(SHAPES[1])]
     secret = secret_report(cases, Verdict.WRONG_ANSWER, "the shape 617×1123×47 failed")
     assert public(secret).message.startswith("hidden case 2 (randomized): WRONG_ANSWER, max scaled error 0.83")
@@ -409,3 +409,66 @@ def test_grader_grade_marks_the_class_runs_secret(matmul, tmp_path):
         assert str(EMULATED_SEED) not in text and not any(label.split(" ")[1] in text for label in labels), fmt
     result, text = invoke("leaderboard", "matmul", "--db", str(db), "--format", "json", "--reveal")
     assert str(EMULATED_SEED) in text and all(label in readable(text) for label in labels)
+
+
+# --------------------------------------------------------------------------- every class seed, every challenge
+
+
+SEEDS = range(1, 121)
+"""Class seeds enough that some draw one-digit hidden sizes (asserted), where any digit of a message could
+have been taken for a hidden shape."""
+
+
+def _plan_reports(challenge, seed: int, failing: int, shapes_from: int) -> GradeReport:
+    """A secret run of `challenge` whose case `failing` (a position in the plan) fails, worded as the grader
+    words its failures (indices, counts and the shape's own numbers), with the randomized shapes drawn from
+    class seed `shapes_from`: two such runs differ in nothing but their hidden shapes."""
+    plan = pipeline._plan(challenge, shapes_from)
+    results = []
+    for position, (kind, shape, _) in enumerate(plan):
+        dims = dict(shape.dims)
+        size = 1
+        for value in dims.values():
+            size *= value
+        comparison = Comparison("out", tuple(dims.values()), position != failing, 1.2e-07 if position != failing
+                                else 0.83, 2.5e-08 if position != failing else 0.0457, 0, 0, (), None)
+        verdict, message = Verdict.ACCEPTED, ""
+        if position == failing:
+            verdict = Verdict.WRONG_ANSWER if position % 3 else Verdict.TIMEOUT
+            message = (f"{size - 1} of {size} elements differ; out[{size - 1}] = 1.2e-07, expected 2; "
+                       f"{'×'.join(map(str, dims.values()))} took {position} s")
+        elif position > failing and failing % 3 == 0:  # after a TIMEOUT the worker is gone
+            verdict = Verdict.SKIPPED
+        results.append(CaseResult(kind, shape.label(), dims, verdict, message, (comparison,), 0.001 * size))
+    first = results[failing]
+    r = grade_report(first.verdict, cases=results, message=pipeline._first_failure(tuple(results), ()))
+    return dataclasses.replace(r, challenge=challenge.slug, seed=seed, secret=True, worker_output=f"seed {seed}")
+
+
+def _one_digit(challenge, seed: int) -> bool:
+    return any(v < 10 for kind, s, _ in pipeline._plan(challenge, seed) if kind is CaseKind.RANDOMIZED
+               for v in s.dims.values())
+
+
+@pytest.mark.parametrize("slug", ["vector_add", "matmul", "matrix_transpose", "reduction", "softmax"])
+def test_over_many_class_seeds_the_headline_names_the_first_failure_and_nothing_shows_a_hidden_shape(slug, challenge_named):
+    """For every seed and a failing case at every position in turn: the public message names the case that
+    failed first (a public case's own message, or "hidden case N"), and what a student sees of the run is
+    the same whatever the hidden shapes are (the same run with another seed's shapes gives the same
+    public report, byte for byte), so no hidden size can appear in it, however it is written."""
+    challenge = challenge_named(slug)
+    positions = len(pipeline._plan(challenge, 1))
+    assert any(_one_digit(challenge, s) for s in SEEDS), "some seed must draw a one-digit size"
+    for seed in SEEDS:
+        failing = seed % positions
+        secret = _plan_reports(challenge, seed, failing, seed)
+        other = _plan_reports(challenge, seed, failing, seed + 10_000)
+        shown = public(secret)
+        case = secret.cases[failing]
+        if case.kind is CaseKind.RANDOMIZED:
+            number = [c.kind for c in secret.cases[:failing + 1]].count(CaseKind.RANDOMIZED)
+            assert shown.message.startswith(f"{hidden_label(number)}: {case.verdict.name}"), (seed, shown.message)
+        else:
+            assert shown.message == secret.message and case.label in shown.message, (seed, shown.message)
+        assert to_json(shown) == to_json(public(other)), f"seed {seed}: the public report depends on the hidden shapes"
+        assert public_json(to_json(secret)) == to_json(shown)
