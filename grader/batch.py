@@ -8,7 +8,10 @@ student's folder, and symbolic links, which are never followed (a student's link
 on the grading machine). Names starting with "." are ignored silently.
 
 Each file is read once, when it is found: that text is what is graded and stored, and its hash is
-what a later batch compares. A student's source graded before (same hash, grader version and GPU,
+what a later batch compares. Each is graded against the challenge `--challenge` names, else the one
+whose `solve` signature it has (as `grader run` chooses, grader.signature); a file whose signature
+names no challenge, or several, is graded against none and said so: a guess would grade it as the
+wrong challenge. A student's source graded before (same hash, grader version and GPU,
 with the secret seed) is skipped, so a batch that was stopped resumes where it stopped. A batch never
 stops on one student's file: if the grader itself fails on it, the failure is recorded against that
 student and the batch goes on.
@@ -26,10 +29,11 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from grader import __version__, pipeline, source as sources
+from grader import __version__, pipeline, signature, source as sources
 from grader.errors import UsageError
 from grader.inert import visible
 from grader.results import GRADER_FAILURE, GradeReport
+from grader.spec import Challenge
 from grader.store import Store
 from grader.verdict import Verdict
 
@@ -83,14 +87,62 @@ class GraderFailure:
     traceback: str
 
 
+@dataclass(frozen=True)
+class Undecided:
+    """A submission graded against no challenge: its `solve` signature names none, or several."""
+
+    user: str
+    path: Path
+    why: str
+    matches: tuple[str, ...]
+    """The challenges its signature matches, when several do."""
+
+    @property
+    def hint(self) -> str:
+        if self.matches:
+            return (" or ".join(f"--challenge {slug}" for slug in self.matches) +
+                    " grades it (and every other file of the folder) against that challenge")
+        return ("--challenge SLUG grades it (and every other file of the folder) against one challenge, "
+                "where a solve that differs is an INTERFACE_ERROR")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Each submission to grade with its challenge, and those graded against none."""
+
+    jobs: tuple[tuple[Submission, Challenge], ...]
+    undecided: tuple[Undecided, ...]
+
+    @property
+    def challenges(self) -> tuple[Challenge, ...]:
+        """The challenges graded, each once, in the order of their first submission."""
+        return tuple({c.slug: c for _, c in self.jobs}.values())
+
+
+def plan(submissions, challenges, forced: Challenge | None = None) -> Plan:
+    """Each submission with its challenge: `forced` (--challenge) for all, else the one whose entry
+    point's parameter types its definition has (grader.signature)."""
+    if forced is not None:
+        return Plan(tuple((sub, forced) for sub in submissions), ())
+    jobs, undecided = [], []
+    for sub in submissions:
+        choice = signature.choose(sub.source.text, list(challenges))
+        if choice.challenge is not None:
+            jobs.append((sub, next(c for c in challenges if c.slug == choice.challenge)))
+        else:
+            why = f"{sub.unreadable.message}, so its challenge cannot be told" if sub.unreadable else choice.why
+            undecided.append(Undecided(sub.user, sub.path, why, choice.matches))
+    return Plan(tuple(jobs), tuple(undecided))
+
+
 @dataclass
 class Summary:
     graded: int = 0
     skipped: int = 0
     """Submissions graded before, in an earlier run of the batch."""
     verdicts: Counter = field(default_factory=Counter)
-    fastest: tuple[str, float] | None = None
-    """(user, geometric-mean median ms) of the fastest accepted submission graded now."""
+    fastest: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """Challenge -> (user, geometric-mean median ms) of its fastest accepted submission graded now."""
     failures: list[GraderFailure] = field(default_factory=list)
     """Submissions the grader failed on; each is also recorded as RUNTIME_ERROR, saying so."""
     not_accepted: dict[str, list[str]] = field(default_factory=dict)
@@ -196,18 +248,17 @@ def secret_seed(db_path: Path) -> int:
     return seed
 
 
-def grade_all(submissions, challenge, engine, store: Store, options: pipeline.Options,
-              progress=None) -> Summary:
-    """Grade (with placement, where there is a ladder) and store each submission not graded before, as
-    many at once as the engine has slots (grader.classroom.engine: this process, a process per GPU, or
-    Ray tasks); each report is stored as soon as it comes back."""
+def grade_all(jobs, engine, store: Store, options: pipeline.Options, progress=None) -> Summary:
+    """Grade (with placement, where there is a ladder) and store each (submission, challenge) of `jobs`
+    (`Plan.jobs`) not graded before, as many at once as the engine has slots (grader.classroom.engine:
+    this process, a process per GPU, or Ray tasks); each report is stored as soon as it comes back."""
     from grader.classroom.engine import Task, fingerprint
 
     summary = Summary()
     if progress:
-        progress.stage("grading submissions", total=len(submissions))
+        progress.stage("grading submissions", total=len(jobs))
     todo = []
-    for index, sub in enumerate(submissions):
+    for index, (sub, challenge) in enumerate(jobs):
         if store.already_graded(sub.user, challenge.slug, sub.source.sha256, __version__, engine.environment.gpu,
                                 secret=True):
             summary.skipped += 1
@@ -215,21 +266,22 @@ def grade_all(submissions, challenge, engine, store: Store, options: pipeline.Op
         else:
             todo.append(index)
     out: dict = {}
-    mark = fingerprint(challenge)
+    marks = {challenge.slug: fingerprint(challenge) for _, challenge in jobs}
     while todo or out:
         while todo and len(out) < engine.slots:
             index = todo.pop(0)
-            sub = submissions[index]
+            sub, challenge = jobs[index]
             if sub.unreadable is not None:
                 _keep(summary, store, sub, pipeline.unreadable(sub.unreadable, sub.source.display_path, challenge,
                                                                 engine.environment, options), progress)
                 continue
-            task = Task(index, sub.source, challenge.slug, options.seed, options.secret, fingerprint=mark)
-            out[engine.submit(task)] = (sub, time.perf_counter())
+            task = Task(index, sub.source, challenge.slug, options.seed, options.secret,
+                        fingerprint=marks[challenge.slug])
+            out[engine.submit(task)] = (sub, challenge, time.perf_counter())
         if out:
             done, _ = concurrent.futures.wait(out, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in done:
-                sub, started = out.pop(future)
+                sub, challenge, started = out.pop(future)
                 report = _report_of(future.result(), sub, challenge, engine.environment, options, summary, started)
                 _keep(summary, store, sub, report, progress)
     return summary
@@ -290,5 +342,6 @@ def _count(summary: Summary, user: str, report: GradeReport) -> None:
         for m in medians:
             product *= m
         mean = product ** (1 / len(medians))
-        if summary.fastest is None or mean < summary.fastest[1]:
-            summary.fastest = (user, mean)
+        fastest = summary.fastest.get(report.challenge)
+        if fastest is None or mean < fastest[1]:
+            summary.fastest[report.challenge] = (user, mean)

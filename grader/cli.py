@@ -9,6 +9,7 @@ import dataclasses
 import getpass
 import os
 import secrets
+import shlex
 import shutil
 import sys
 import tempfile
@@ -236,13 +237,7 @@ def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir:
     """The challenge the file's solve signature names, said in one line; several: a usage error."""
     from grader import signature
 
-    known = []
-    for slug in spec.list_challenges(challenges_dir):
-        try:
-            known.append(spec.load(challenges_dir, slug))
-        except SpecError as error:  # one broken definition must not stop grading against the others
-            terminal.err.print(f"challenge {slug} skipped: {error.message}", style="yellow", markup=False,
-                               highlight=False)
+    known = _known_challenges(terminal, challenges_dir)
     choice = signature.choose(submitted.text, known)
     if choice.challenge:
         terminal.err.print(f"challenge: {choice.challenge} ({choice.why}; --challenge to choose another)",
@@ -255,6 +250,19 @@ def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir:
         terminal.err.print(f"challenge: {DEFAULT_CHALLENGE} ({choice.why}; --challenge to choose)", style="yellow",
                            highlight=False)
     return spec.load(challenges_dir, DEFAULT_CHALLENGE)
+
+
+def _known_challenges(terminal: Terminal, challenges_dir: Path) -> list[spec.Challenge]:
+    """Every challenge that loads; a broken one is said and left out, so it does not stop grading
+    against the others."""
+    known = []
+    for slug in spec.list_challenges(challenges_dir):
+        try:
+            known.append(spec.load(challenges_dir, slug))
+        except SpecError as error:
+            terminal.err.print(f"challenge {slug} skipped: {error.message}", style="yellow", markup=False,
+                               highlight=False)
+    return known
 
 
 def check_source(file: Path, slug: str) -> source.Source:
@@ -471,7 +479,10 @@ def make_engine(terminal: Terminal, engine_name: str, gpus: str | None, ray_addr
 
 @cli.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--challenge", "slug", default="matmul", show_default=True, help="Challenge to grade against.")
+@click.option("--challenge", "slug", default=None,
+              help="Grade every file against this challenge. Default: each file against the challenge whose solve "
+                   "signature it has; a file whose signature matches none or several is not graded (said, with "
+                   "the --challenge that would grade it), and the command exits 2 once the rest are graded.")
 @challenges_option
 @db_option
 @backend_option
@@ -482,49 +493,82 @@ def make_engine(terminal: Terminal, engine_name: str, gpus: str | None, ray_addr
 @engine_options
 @click.pass_obj
 @handle_errors
-def grade(terminal: Terminal, folder: Path, slug: str, challenges_dir: Path, db: Path, backend: str,
+def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Path, db: Path, backend: str,
           nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, engine_name: str,
           gpus: str | None, ray_address: str | None) -> None:
     """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu) with the secret seed.
 
     Results go to the database; a student's source graded before (same hash, grader version and GPU) is
     skipped, so an interrupted batch resumes where it stopped. With --gpus N (or --engine ray) N
-    submissions are graded at once, each on a GPU of its own.
+    submissions are graded at once, each on a GPU of its own. The last lines are the `grader
+    leaderboard` commands that rank what was graded. Exits 0 once every submission is graded (whatever
+    its verdict), 2 when a file's challenge could not be told, 70 when the grader failed on a file.
     """
-    from grader import batch, pipeline
-    from grader.classroom.engine import Config
+    from grader import batch
     from grader.inert import visible
 
-    challenge = spec.load(challenges_dir, slug)
+    forced = spec.load(challenges_dir, slug) if slug else None
     found = batch.discover(folder)
     for skipped in found.skipped:  # the names are the students', so shown inert
         terminal.err.print(f"skipped {visible(str(skipped.path))}: {visible(skipped.reason)}", style="yellow",
                            markup=False, highlight=False)
     submissions = found.require_submissions()
+    plan = batch.plan(submissions, () if forced else _known_challenges(terminal, challenges_dir), forced)
+    for undecided in plan.undecided:
+        terminal.err.print(f"not graded {visible(str(undecided.path))}: {visible(undecided.why)}; {undecided.hint}",
+                           style="yellow", markup=False, highlight=False)
+    if not plan.jobs:
+        raise UsageError(f"no submission in {folder} could be given a challenge",
+                         hint="pass --challenge SLUG to grade them all against one challenge (`grader list` names them)")
+    summary, gpu = _grade_batch(terminal, plan, folder, challenges_dir, db, backend, nvcc, cache_dir, sandbox_mode,
+                                timing_budget_s, engine_name, gpus, ray_address)
+    for failure in summary.failures:
+        terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
+                           f"as RUNTIME_ERROR for {visible(failure.user)}, graded again by the next batch; please "
+                           "report it", style="red", markup=False, highlight=False)
+        if click.get_current_context().meta.get(DEBUG_KEY):
+            terminal.err.print(failure.traceback, markup=False, highlight=False, soft_wrap=True)
+    commands = [_leaderboard_command(c.slug, db, challenges_dir, gpu) for c in plan.challenges]
+    report.render_batch_summary(summary, plan, commands, terminal.out)
+    if summary.failures:  # every student was graded; the grader's own failures still need a person
+        sys.exit(int(ExitCode.INTERNAL))
+    if plan.undecided:  # said above, file by file, with the --challenge that grades each
+        sys.exit(int(ExitCode.USAGE))
+
+
+def _grade_batch(terminal: Terminal, plan, folder: Path, challenges_dir: Path, db: Path, backend: str,
+                 nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None,
+                 engine_name: str, gpus: str | None, ray_address: str | None):
+    """The batch's summary, and the GPU it was graded on (None on the emulator)."""
+    from grader import batch, pipeline
+    from grader.classroom.engine import Config
+
     hidden = [cache_dir, folder.resolve(), db.resolve().parent]
     options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s, secret=True)
     config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, tuple(hidden), timing_budget_s)
+    slugs = tuple(c.slug for c in plan.challenges)
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
         progress.stage("starting the grading engine")
         chosen = None
         if engine_name == "local" and gpus is None:
             chosen = choose_backend(backend, nvcc, terminal, make_box(terminal, sandbox_mode, hidden))
-            check_memory(challenge, chosen)
-        engine = make_engine(terminal, engine_name, gpus, ray_address, config, (slug,), "1", chosen)
+            for challenge in plan.challenges:
+                check_memory(challenge, chosen)
+        engine = make_engine(terminal, engine_name, gpus, ray_address, config, slugs, "1", chosen)
         try:
-            summary = batch.grade_all(submissions, challenge, engine, results, options, progress)
+            return batch.grade_all(plan.jobs, engine, results, options, progress), engine.environment.gpu
         finally:
             engine.close()
-    report.render_batch_summary(summary, len(submissions), db, terminal.out)
-    for failure in summary.failures:
-        terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
-                           f"as RUNTIME_ERROR for {visible(failure.user)}, graded again by the next batch; please "
-                           "report it", style="red",
-                           markup=False, highlight=False)
-        if click.get_current_context().meta.get(DEBUG_KEY):
-            terminal.err.print(failure.traceback, markup=False, highlight=False, soft_wrap=True)
-    if summary.failures:  # every student was graded; the grader's own failures still need a person
-        sys.exit(int(ExitCode.INTERNAL))
+
+
+def _leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | None) -> str:
+    """The `grader leaderboard` command that shows what a batch graded, as it runs from any folder."""
+    words = ["grader", "leaderboard", slug, "--db", str(db)]
+    if challenges_dir.resolve() != DEFAULT_CHALLENGES.resolve():
+        words += ["--challenges-dir", str(challenges_dir)]
+    if gpu:  # the board's default is the GPU with the most runs, which need not be this one
+        words += ["--gpu", gpu]
+    return shlex.join(words)
 
 
 @cli.command()

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 
 from rich import box
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.measure import Measurement
 from rich.panel import Panel
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 
 from grader.build import BuildStatus
@@ -271,30 +272,41 @@ NAMES_SHOWN = 20
 """At most this many names per verdict in a batch's summary; the gradebook (`grader leaderboard`) has them all."""
 
 
-def render_batch_summary(summary, total: int, db, console: Console) -> None:
+def render_batch_summary(summary, plan, commands: list[str], console: Console) -> None:
     """The verdict counts, then who was not accepted, by verdict: the students an instructor has to
-    talk to, named here so nobody has to dig them out of the gradebook."""
-    table = Table(title=f"batch: {total} submissions ({summary.graded} graded now, {summary.skipped} graded before)",
-                  title_justify="left")
-    table.add_column("verdict")
-    table.add_column("count", justify="right")
-    for verdict, count in summary.verdicts.most_common():
-        table.add_row(_verdict_text(Verdict[verdict]), str(count))
-    console.print(table)
+    talk to, named here so nobody has to dig them out of the gradebook; then who was not graded, and
+    last the commands that show the leaderboards of what was graded, exactly as they run."""
+    total = len(plan.jobs) + len(plan.undecided)
+    by_challenge = Counter(challenge.slug for _, challenge in plan.jobs)
+    counts = ", ".join(f"{slug} {n}" for slug, n in by_challenge.items())
+    not_graded = f", {len(plan.undecided)} not graded" if plan.undecided else ""
+    console.print(Text(f"batch: {total} submissions ({summary.graded} graded now, {summary.skipped} graded before"
+                       f"{not_graded})" + (f": {counts}" if counts else ""), style="bold"))
+    if summary.verdicts:
+        table = Table("verdict", Column("count", justify="right"), box=box.SIMPLE_HEAD)
+        for verdict, count in summary.verdicts.most_common():
+            table.add_row(_verdict_text(Verdict[verdict]), str(count))
+        console.print(table)
     for verdict, users in sorted(summary.not_accepted.items(), key=lambda item: (-len(item[1]), item[0])):
-        console.print(_names_line(verdict, users))
-    if summary.fastest:
-        console.print(f"fastest accepted: {escape(visible(summary.fastest[0]))} "
-                      f"({summary.fastest[1]:.3f} ms, geometric mean)")
-    console.print(Text(f"results in {db}; `grader leaderboard` ranks them", style="dim"))
+        console.print(_names_line(_verdict_text(Verdict[verdict]), users))
+    if plan.undecided:
+        console.print(_names_line(Text("not graded", style="bold red"), [u.user for u in plan.undecided]))
+        console.print(Text("their challenge could not be told from their solve signature (said above for each, with "
+                           "the --challenge that grades it)", style="dim"))
+    for slug, (user, mean_ms) in summary.fastest.items():
+        console.print(Text(f"fastest accepted on {slug}: {visible(user)} ({mean_ms:.3f} ms, geometric mean)"))
+    if commands:
+        console.print(Text("the leaderboard" + ("s" if len(commands) > 1 else "") + ":", style="dim"))
+    for command in commands:  # one line each, never wrapped by rich, so a copy runs as printed
+        console.print(Text(command), soft_wrap=True)
 
 
-def _names_line(verdict: str, users: list[str]) -> Text:
+def _names_line(label: Text, users: list[str]) -> Text:
     """"WRONG_ANSWER (5): bob, carol and 3 more". Plain Text, never markup, and control characters
     made visible: a student's folder name is theirs to choose, "[red]" or an escape sequence alike."""
     shown = ", ".join(visible(user) for user in users[:NAMES_SHOWN])
     more = f" and {len(users) - NAMES_SHOWN} more" if len(users) > NAMES_SHOWN else ""
-    return Text.assemble(_verdict_text(Verdict[verdict]), f" ({len(users)}): ", shown, more)
+    return Text.assemble(label, f" ({len(users)}): ", shown, more)
 
 
 def render_leaderboard(data: dict, console: Console) -> None:

@@ -74,4 +74,8 @@ def choose(text: str, challenges: list[Challenge]) -> Choice:
         return Choice(matches[0], matches, f"its solve signature matches {matches[0]}'s and no other challenge's")
     if matches:
         return Choice(None, matches, f"its solve signature matches several challenges ({', '.join(matches)})")
-    return Choice(None, (), "its solve signature matches no challenge's")
+    found = sorted({f"{entry}({', '.join(types)})" for entry, defined in definitions.items() for types in defined})
+    if not found:
+        entries = " or ".join(f"`{entry}`" for entry in sorted(definitions)) or "`solve`"
+        return Choice(None, (), f"no definition of {entries} found in it")
+    return Choice(None, (), f"its {' and '.join(found)} matches no challenge's signature")

@@ -4,7 +4,9 @@ goes on when the grader fails on one student's file. Nothing here compiles."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -216,8 +218,8 @@ def class_folder(tmp_path) -> Path:
 def _grade_all(folder: Path, db: Path, matmul, progress=None) -> batch.Summary:
     options = pipeline.Options(Mode.SUBMIT, 7, None, secret=True)
     with Store.open(db) as store:
-        return batch.grade_all(batch.discover(folder).require_submissions(), matmul, in_process(matmul), store,
-                               options, progress)
+        jobs = batch.plan(batch.discover(folder).require_submissions(), (), forced=matmul).jobs
+        return batch.grade_all(jobs, in_process(matmul), store, options, progress)
 
 
 def in_process(challenge) -> InProcessEngine:
@@ -307,8 +309,8 @@ def test_grade_finishes_the_class_then_exits_70_when_the_grader_failed_on_a_file
         return _report(source.display_path, challenge)
 
     monkeypatch.setattr(pipeline, "grade", grade)
-    result, err = invoke("grade", str(class_folder), "--db", str(tmp_path / "results.sqlite3"), "--backend",
-                         "emulator", "--sandbox", "off", "--cache-dir", str(tmp_path / "cache"))
+    result, err = invoke("grade", str(class_folder), "--challenge", "matmul", "--db", str(tmp_path / "results.sqlite3"),
+                         "--backend", "emulator", "--sandbox", "off", "--cache-dir", str(tmp_path / "cache"))
     assert result.exit_code == ExitCode.INTERNAL, err
     assert "the grader failed on" in err and "bob" in err and "graded again by the next batch" in err
     with sqlite3.connect(tmp_path / "results.sqlite3") as c:
@@ -330,7 +332,8 @@ def test_the_text_graded_is_the_text_stored_though_the_file_changes_meanwhile(tm
     write(class_folder / "bob.cu", "// rewritten after it was found\n")
     db = tmp_path / "results.sqlite3"
     with Store.open(db) as store:
-        batch.grade_all(submissions, matmul, in_process(matmul), store, pipeline.Options(Mode.SUBMIT, 7, None, secret=True))
+        batch.grade_all(batch.plan(submissions, (), forced=matmul).jobs, in_process(matmul), store,
+                        pipeline.Options(Mode.SUBMIT, 7, None, secret=True))
     with sqlite3.connect(db) as c:
         kept = {user: (text, digest) for user, text, digest in c.execute("SELECT user, source, source_hash FROM runs")}
     found = KERNEL + "// bob\n"
@@ -356,3 +359,81 @@ def test_a_file_that_cannot_be_read_is_kept_as_a_compile_error_saying_why(tmp_pa
         verdict, message, text = c.execute("SELECT verdict, message, source FROM runs WHERE user = 'amy'").fetchone()
     assert verdict == "COMPILE_ERROR" and message.startswith("amy/amy.cu is empty") and text == ""
     assert _grade_all(folder, db, matmul).skipped == 2, "an unchanged file is not graded again"
+
+
+# --------------------------------------------------------------------------- each file's challenge
+
+LEVELS_OF = {slug: sorted((CHALLENGES / slug / "levels").glob("*.cu")) for slug in ("vector_add", "softmax", "matmul")}
+
+
+def invoke_out(*args: str):
+    terminal = cli.Terminal(Console(record=True, width=80), Console(record=True, width=300, stderr=True))
+    result = CliRunner().invoke(cli.cli, list(args), obj=terminal)
+    return result, terminal.out.export_text(), terminal.err.export_text()
+
+
+def test_grade_grades_each_file_against_the_challenge_its_signature_names(tmp_path, monkeypatch):
+    """Two vector_add files are graded as vector_add (they were graded as matmul, INTERFACE_ERROR), a
+    matmul file as matmul; a file whose signature two challenges share, or none, is graded against
+    nothing, said with the --challenge that would grade it, and the batch exits 2 once the rest are
+    graded. The last lines are the leaderboard commands, and they run as printed."""
+    graded = {}
+
+    def grade(source, challenge, backend, options, progress=None):
+        graded[source.display_path.split("/")[0]] = challenge.slug
+        return _report(source.display_path, challenge)
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    folder, db = tmp_path / "class", tmp_path / "my results.sqlite3"
+    write(folder / "amy.cu", LEVELS_OF["vector_add"][0].read_text())
+    write(folder / "bob" / "solution.cu", LEVELS_OF["vector_add"][1].read_text())
+    write(folder / "carl.cu", LEVELS_OF["matmul"][0].read_text())
+    write(folder / "dora.cu", LEVELS_OF["softmax"][0].read_text())  # reduction and softmax share a signature
+    write(folder / "eve.cu", 'extern "C" void solve(double* x) {}\n')
+    result, out, err = invoke_out("grade", str(folder), "--db", str(db), "--backend", "emulator", "--sandbox", "off",
+                                  "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == ExitCode.USAGE, err
+    assert graded == {"amy": "vector_add", "bob": "vector_add", "carl": "matmul"}
+    assert (f"not graded {folder}/dora.cu: its solve signature matches several challenges (reduction, softmax); "
+            "--challenge reduction or --challenge softmax grades it") in " ".join(err.split())
+    assert f"not graded {folder}/eve.cu: its solve(double*) matches no challenge's signature" in " ".join(err.split())
+    assert "not graded (2): dora, eve" in out
+    assert "vector_add 2, matmul 1" in " ".join(out.split())
+    lines = out.strip().splitlines()
+    commands = [shlex.split(line) for line in lines[-2:]]
+    assert [c[:3] for c in commands] == [["grader", "leaderboard", "vector_add"], ["grader", "leaderboard", "matmul"]]
+    for command, users in zip(commands, (["amy", "bob"], ["carl"])):
+        board, text, board_err = invoke_out(*command[1:], "--format", "json")
+        assert board.exit_code == 0, board_err
+        assert sorted(s["user"] for s in json.loads(board.stdout)["students"]) == users
+
+
+def test_a_batch_of_files_whose_challenge_cannot_be_told_grades_nothing(tmp_path):
+    folder = tmp_path / "class"
+    write(folder / "amy.cu", LEVELS_OF["softmax"][0].read_text())
+    result, out, err = invoke_out("grade", str(folder), "--db", str(tmp_path / "results.sqlite3"))
+    assert result.exit_code == ExitCode.USAGE
+    assert "could be given a challenge" in err and "--challenge softmax" in err
+    assert not (tmp_path / "results.sqlite3").exists()
+
+
+def test_the_plan_forced_and_by_signature(tmp_path, challenge_named):
+    write(tmp_path / "amy.cu", LEVELS_OF["vector_add"][0].read_text())
+    write(tmp_path / "bob.cu", "")  # unreadable: its challenge cannot be told from it
+    found = batch.discover(tmp_path).require_submissions()
+    everything = [challenge_named(slug) for slug in ("matmul", "vector_add", "softmax", "reduction")]
+    by_signature = batch.plan(found, everything)
+    assert [(sub.user, c.slug) for sub, c in by_signature.jobs] == [("amy", "vector_add")]
+    [bob] = by_signature.undecided
+    assert bob.user == "bob" and bob.why == "bob/bob.cu is empty, so its challenge cannot be told"
+    forced = batch.plan(found, everything, forced=challenge_named("matmul"))
+    assert [(sub.user, c.slug) for sub, c in forced.jobs] == [("amy", "matmul"), ("bob", "matmul")]
+    assert forced.undecided == () and [c.slug for c in forced.challenges] == ["matmul"]
+
+
+def test_the_leaderboard_command_names_what_differs_from_the_defaults(tmp_path):
+    db = tmp_path / "a class" / "results.sqlite3"
+    assert cli._leaderboard_command("matmul", db, cli.DEFAULT_CHALLENGES, None) == \
+        f"grader leaderboard matmul --db '{db}'"
+    assert shlex.split(cli._leaderboard_command("tiny_add", db, tmp_path, "NVIDIA H200")) == \
+        ["grader", "leaderboard", "tiny_add", "--db", str(db), "--challenges-dir", str(tmp_path), "--gpu", "NVIDIA H200"]

@@ -149,14 +149,28 @@ def test_a_batch_summary_names_who_was_not_accepted():
     batch._count(summary, "alice", grade_report(performance=[perf()]))
     assert summary.not_accepted == {"WRONG_ANSWER": [f"student{n:02d}" for n in range(25)],
                                     "COMPILE_ERROR": ["[red]mallory[/red]\x1b[2J"]}
+    matmul = spec.load(CHALLENGES, "matmul")
+    plan = batch.Plan(tuple((None, matmul) for _ in range(27)), ())
     console = Console(record=True, width=400)
-    report.render_batch_summary(summary, 27, "results.sqlite3", console)
+    report.render_batch_summary(summary, plan, ["grader leaderboard matmul --db results.sqlite3"], console)
     text = console.export_text()
+    assert "batch: 27 submissions (27 graded now, 0 graded before): matmul 27" in text
     assert "WRONG_ANSWER (25): student00, student01, " in text and "student19 and 5 more" in text
     assert "student20" not in text
     assert "COMPILE_ERROR (1): [red]mallory[/red]\\x1b[2J" in text and "\x1b" not in text
     assert text.index("WRONG_ANSWER (25)") < text.index("COMPILE_ERROR (1)")  # the most common first
-    assert "fastest accepted: alice" in text and "ACCEPTED (" not in text
+    assert "fastest accepted on matmul: alice" in text and "ACCEPTED (" not in text
+    assert text.strip().splitlines()[-1] == "grader leaderboard matmul --db results.sqlite3"
+
+
+def test_the_batch_summary_s_commands_are_never_wrapped():
+    """A copied command must run: rich would break a long one into lines at the terminal's width."""
+    from grader import batch
+
+    command = "grader leaderboard matmul --db '/a/very/long/path/" + "x" * 100 + "/results.sqlite3'"
+    console = Console(record=True, width=60)
+    report.render_batch_summary(batch.Summary(), batch.Plan((), ()), [command], console)
+    assert command in console.export_text().splitlines()
 
 
 def test_the_report_states_the_bound_in_text_and_json():
