@@ -141,9 +141,10 @@ def inspect(challenge: Challenge, case: Case) -> Inspection:
             changed = check.changed_elements(data, case.pristine[param.name])
             return Inspection(Verdict.INPUT_MODIFIED,
                               f"{param.name} is an input ({param.ctype.text}) but {changed} of its elements changed")
+    guards = {name: buffer.guard_word for name, buffer in case.buffers.items()}
     comparisons = tuple(
         check.compare(p.name, case.buffers[p.name].to_host(), case.expected[p.name], case.scale[p.name],
-                      challenge.tolerance)
+                      challenge.tolerance, guards)
         for p in challenge.outputs)
     failed = [c for c in comparisons if not c.passed]
     if failed:

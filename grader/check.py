@@ -28,7 +28,8 @@ MISMATCHES_SHOWN = 5
 ROW_PATTERN_MAX = 3
 REDUCED_PRECISION_MAX_SCALED = 1e-3
 """Below this scaled error everywhere, a failing output is close but imprecise: the signature of
-TF32/FP16 arithmetic, not of a wrong index (which is off by the element's own size)."""
+TF32/FP16 arithmetic or of a long FP32 sum in one sequence, not of a wrong index (which is off by the
+element's own size)."""
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,10 @@ class Comparison:
         return math.prod(self.shape)
 
 
-def compare(name: str, got, expected, scale, tolerance: Tolerance) -> Comparison:
+def compare(name: str, got, expected, scale, tolerance: Tolerance, guards: dict[str, int] | None = None) -> Comparison:
     """`got` against `expected` within `tolerance`, `scale` (≥ 0) being each element's rounding scale.
-    Arrays may live anywhere; they are compared on the host."""
+    Arrays may live anywhere; they are compared on the host. `guards`: each buffer's guard word
+    (buffers.py), by buffer name, so that a NaN copied from past a buffer's end is recognised as such."""
     got, expected, scale = (np.asarray(to_host(a)) for a in (got, expected, scale))
     sums = _sums(got, expected, scale, tolerance.max_scaled_error)
     finite = sums.nonfinite == 0
@@ -70,7 +72,8 @@ def compare(name: str, got, expected, scale, tolerance: Tolerance) -> Comparison
     bad = ~(np.abs(got64 - expected) <= tolerance.max_scaled_error * scale)  # NaN compares false: bad
     comparison = Comparison(name, tuple(got.shape), False, scaled, rel_fro, sums.bad, sums.nonfinite,
                             _first_bad(bad, got64, expected), None)
-    return _with_diagnosis(comparison, tolerance, _where(bad))
+    nonfinite = _nonfinite_origins(got, guards or {}) if sums.nonfinite else None
+    return _with_diagnosis(comparison, tolerance, _where(bad), nonfinite)
 
 
 def to_host(array):
@@ -246,18 +249,69 @@ def _tail(bad) -> str:
     return ""
 
 
-def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "") -> Comparison:
+OUTPUT_FILL_WORD = 0xFFFFFFFF
+"""What every float32 output holds before a call (buffers.OUTPUT_FILL_BYTE)."""
+EXPONENT_BITS = 0x7F800000
+
+
+@dataclass(frozen=True)
+class NonFinite:
+    """What the bits of an output's NaN and infinite elements show of where they came from."""
+
+    unwritten: int
+    """Still the fill the output arrived with."""
+    guards: tuple[tuple[str, int], ...]
+    """Per buffer: elements holding that buffer's guard word (a value read past its end and stored)."""
+    computed: int
+    """Any other NaN or infinity: one the kernel's arithmetic produced."""
+
+
+def _nonfinite_origins(got, guards: dict[str, int]) -> NonFinite | None:
+    """Sort a float32 output's non-finite elements by their bits; None for other types."""
+    if got.dtype != np.float32:
+        return None
+    bits = np.ascontiguousarray(got).view(np.uint32).reshape(-1)
+    special = bits[(bits & EXPONENT_BITS) == EXPONENT_BITS]
+    unwritten = int(np.count_nonzero(special == OUTPUT_FILL_WORD))
+    magnitude = special & 0x7FFFFFFF  # a negation flips only the sign
+    found = tuple((name, n) for name, word in guards.items()
+                  if (n := int(np.count_nonzero(magnitude == (word & 0x7FFFFFFF)))))
+    return NonFinite(unwritten, found, int(special.size) - unwritten - sum(n for _, n in found))
+
+
+def _nonfinite_text(c: Comparison, origins: NonFinite | None) -> str:
+    """Say what the bits show, and no more: a NaN the kernel computed may come from several mistakes."""
+    lead = f"{c.nonfinite_count} of {c.total} elements are NaN or infinite"
+    if origins is None:
+        return (f"{lead}; {c.output} arrives filled with NaN before every call and every input is surrounded by "
+                "NaN guards, so these were never written, added to without being set first, or computed from "
+                "values read past an input's end")
+    parts = []
+    if origins.unwritten:
+        parts.append(f"{origins.unwritten} still hold the NaN {c.output} arrives filled with before every call: never "
+                     "written, or added to (atomicAdd, +=) without being set first: zero an output you accumulate "
+                     f"into, in the same stream before the kernel (cudaMemsetAsync({c.output}, 0, bytes)); on LeetGPU "
+                     "the buffer often happens to hold zeros, which hides that bug")
+    for name, count in origins.guards:
+        parts.append(f"{count} hold the guard value that lies just past {name}'s ends: the kernel read outside "
+                     f"{name} and stored what it read (check the bounds of every load)")
+    if origins.computed:
+        parts.append(f"{origins.computed} are NaN or infinite values the kernel computed: arithmetic on a NaN (the "
+                     "output's NaN fill when it adds into an output never zeroed; the NaN guards past every input "
+                     "when it reads out of bounds), shared memory read before it was written (a missing "
+                     "__syncthreads or a race), or an overflow")
+    return f"{lead}: " + "; ".join(parts)
+
+
+def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "", nonfinite: NonFinite | None = None) -> Comparison:
     if c.nonfinite_count:
-        text = (f"{c.nonfinite_count} of {c.total} elements are NaN or infinite; {c.output} arrives "
-                "filled with NaN before every call, so these were probably never written, or were added to "
-                "(atomicAdd, +=) without being set first: zero an output you accumulate into, in the same "
-                f"stream before the kernel (cudaMemsetAsync({c.output}, 0, bytes)). On LeetGPU the buffer "
-                "often happens to hold zeros, which hides that bug")
+        text = _nonfinite_text(c, nonfinite)
     elif c.scaled_error <= REDUCED_PRECISION_MAX_SCALED:
-        text = (f"every element is close but the errors have the size of reduced-precision rounding "
-                f"(relative Frobenius error {c.relative_frobenius:.2g}; FP32 stays under "
-                f"{tolerance.max_relative_frobenius:.2g}): the kernel computes with reduced "
-                "precision somewhere (FP16 or BF16 values, TF32 tensor cores); FP32 accuracy is required")
+        text = (f"every element is close, but the errors (relative Frobenius error {c.relative_frobenius:.2g}; FP32 "
+                f"in the usual orders stays under {tolerance.max_relative_frobenius:.2g}) have the size of "
+                "reduced-precision rounding: FP16 or BF16 values, TF32 tensor cores, or "
+                "FP32 sums that run long in one sequence (one thread adding thousands of terms in turn; add in a "
+                "tree, or in blocks, instead)")
     else:
         text = f"{c.bad_count} of {c.total} elements differ from the reference beyond the tolerance"
     text += where

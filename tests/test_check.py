@@ -209,3 +209,50 @@ def test_a_missed_tail_of_a_vector_is_named():
     got[-3:] = np.nan
     c = check.compare("C", got, expected, np.ones_like(expected), Tolerance(1.2e-7, 1e-7))
     assert not c.passed and "only the last 3 elements (from index 1024) are wrong" in c.diagnosis
+
+
+# --------------------------------------------------------------------------- diagnoses say what was measured
+
+
+def _with_words(values: np.ndarray, words: dict[int, int]) -> np.ndarray:
+    """`values` with the float32 bit patterns `words` (index → bits) written in."""
+    out = values.astype(np.float32).copy()
+    bits = out.view(np.uint32)
+    for index, word in words.items():
+        bits[index] = word
+    return out
+
+
+def test_nonfinite_elements_are_told_apart_by_their_bits():
+    """The output's own fill (never written), an input's guard word (read past its end and stored, sign
+    flipped or not) and any other NaN (computed) are each named with their count, and only those that occur."""
+    expected = np.linspace(1.0, 2.0, 64)
+    scale = np.ones(64)
+    guard_a, guard_b = 0x7FC12345, 0x7FC0BEEF
+    got = _with_words(expected, {3: check.OUTPUT_FILL_WORD, 4: check.OUTPUT_FILL_WORD, 10: guard_a,
+                                 11: guard_a | 0x80000000, 12: 0x7FC00000, 13: 0x7F800000})
+    c = check.compare("out", got, expected, scale, TOL, {"a": guard_a, "b": guard_b, "out": 0x7FC00ABC})
+    assert not c.passed and c.nonfinite_count == 6
+    assert "6 of 64 elements are NaN or infinite: 2 still hold the NaN out arrives filled with" in c.diagnosis
+    assert "2 hold the guard value that lies just past a's ends" in c.diagnosis
+    assert "2 are NaN or infinite values the kernel computed" in c.diagnosis
+    assert "past b's" not in c.diagnosis and "past out's" not in c.diagnosis
+
+
+def test_only_unwritten_elements_are_not_called_computed():
+    expected = np.ones(8)
+    got = _with_words(expected, {7: check.OUTPUT_FILL_WORD})
+    c = check.compare("out", got, expected, expected, TOL, {"x": 0x7FC01234})
+    assert "1 still hold the NaN" in c.diagnosis and "computed" not in c.diagnosis and "guard" not in c.diagnosis
+
+
+def test_errors_of_lower_precision_size_name_every_cause_of_that_size():
+    """Errors everywhere small but beyond FP32's: the size is all that was measured, so the diagnosis names
+    a long serial FP32 sum beside FP16/BF16 and TF32 (a 2^20-term float32 sum in one sequence is that far off)."""
+    rng = np.random.default_rng(7)
+    x = rng.random(1 << 20, dtype=np.float32)
+    serial = np.cumsum(x, dtype=np.float32)[-1:]
+    exact, scale = np.array([x.astype(np.float64).sum()]), np.array([float(np.abs(x.astype(np.float64)).sum())])
+    c = check.compare("output", serial, exact, scale, TOL)
+    assert not c.passed and c.scaled_error <= check.REDUCED_PRECISION_MAX_SCALED, c
+    assert "FP16 or BF16" in c.diagnosis and "FP32 sums that run long in one sequence" in c.diagnosis
