@@ -45,9 +45,9 @@ def render(report: GradeReport, console: Console, reveal: bool = False) -> None:
     if report.build and report.build.diagnostics and not report.cases:
         console.print(_diagnostics(report))
     if report.cases:
-        console.print(_cases_table(report))
+        console.print(_cases_table(report, console))
     if report.performance:
-        console.print(_performance_table(report))
+        console.print(_performance_table(report, console))
     if report.placement is not None:
         console.print(_placement_panel(report.placement))
     if report.sanitizer is not None:
@@ -105,45 +105,68 @@ def _metric(value: float | None) -> str:
     return "inf" if math.isinf(value) else f"{value:.2g}"
 
 
-def _cases_table(r: GradeReport) -> Table:
-    table = Table(title="correctness", title_justify="left", expand=False)
-    for column, justify in [("case", "left"), ("shape", "left"), ("verdict", "left"),
-                            ("max scaled err", "right"), ("rel. Frobenius", "right"), ("call ms", "right")]:
-        table.add_column(column, justify=justify)
-    for c in r.cases:
-        first = c.comparisons[0] if c.comparisons else None
-        table.add_row(c.kind.value, shape_text(c.dims) or c.label, _verdict_text(c.verdict),
-                      _metric(first.scaled_error if first else None),
-                      _metric(first.relative_frobenius if first else None),
-                      f"{c.call_s * 1e3:.2f}" if c.call_s is not None else "—")
+def _fitting(console: Console, tables: list[Table]) -> Table:
+    """The first of `tables` (widest first) that fits the console unsqueezed, else the last. A table
+    wider than the terminal squeezes every cell, a verdict into "WRONG_ANSW…" among them; a table that
+    fits cuts nothing."""
+    wide = console.options.update_width(10_000)
+    return next((t for t in tables if Measurement.get(console, wide, t).maximum <= console.width), tables[-1])
+
+
+def _table(title: str, columns: list[tuple], rows, narrow: bool = False) -> Table:
+    """A table of (header, justification, cell of a row) columns. Only the shape column may wrap (it
+    folds, so a shape is never cut); `narrow`: no outer border, for the last resort."""
+    table = Table(title=title, title_justify="left", expand=False,
+                  box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD, pad_edge=not narrow)
+    for header, justify, _ in columns:
+        table.add_column(header, justify=justify, no_wrap=header != "shape", overflow="fold")
+    for row in rows:
+        table.add_row(*[cell(row) for _, _, cell in columns])
     return table
 
 
-def _performance_table(r: GradeReport) -> Table:
+def _cases_table(r: GradeReport, console: Console) -> Table:
+    """The figures shown are the most that fit: full headers, then short ones, then fewer figures; the
+    case, its shape and its verdict always."""
+    def first(c):
+        return c.comparisons[0] if c.comparisons else None
+
+    head = [("case", "left", lambda c: c.kind.value), ("shape", "left", lambda c: shape_text(c.dims) or c.label),
+            ("verdict", "left", lambda c: _verdict_text(c.verdict))]
+    scaled = lambda c: _metric(first(c).scaled_error if first(c) else None)
+    frobenius = lambda c: _metric(first(c).relative_frobenius if first(c) else None)
+    call = lambda c: f"{c.call_s * 1e3:.2f}" if c.call_s is not None else "—"
+    full = [("max scaled err", "right", scaled), ("rel. Frobenius", "right", frobenius), ("call ms", "right", call)]
+    short = [("scaled err", "right", scaled), ("rel. Frob.", "right", frobenius), ("ms", "right", call)]
+    plans = [full, short, short[:2], short[:1], []]
+    tables = [_table("correctness", head + shown, r.cases) for shown in plans]
+    return _fitting(console, tables + [_table("correctness", head, r.cases, narrow=True)])
+
+
+def _performance_table(r: GradeReport, console: Console) -> Table:
     """The columns follow the challenge's work: GFLOP/s and % of the FP32 peak where it counts flops,
-    GB/s and % of the measured bandwidth where it counts bytes."""
+    GB/s and % of the measured bandwidth where it counts bytes. The figures shown are the most that
+    fit, the spread and repetitions dropped first; a case not timed shows its verdict, never cut."""
     base = r.baseline_label or "baseline"
-    table = Table(title="performance (median over reps, L2 flushed before each call)", title_justify="left")
     by_flops = any(p.flops for p in r.performance)
     by_bytes = any(p.bytes for p in r.performance)
-    rates = (["GFLOP/s"] if by_flops else []) + (["GB/s"] if by_bytes else [])
-    ceilings = (["% FP32 peak"] if by_flops else []) + (["% bandwidth"] if by_bytes else [])
-    columns = ["case", "shape", "median ms", "IQR", *rates, f"{base} ms", f"% of {base}", *ceilings, "reps"]
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("case", "shape") else "right")
-    for p in r.performance:
-        shape = shape_text(p.dims)
-        name = p.label.split(" ")[0] if " " in p.label else ""
-        if p.stats is None:
-            table.add_row(name, shape, _verdict_text(p.verdict), *[""] * (len(columns) - 3))
-            continue
-        rate_cells = ([_rate(p.gflops)] if by_flops else []) + ([_rate(p.gbps)] if by_bytes else [])
-        ceiling_cells = (([_percent(p.percent_of_peak)] if by_flops else []) +
-                         ([_percent(p.percent_of_bandwidth)] if by_bytes else []))
-        table.add_row(name, shape, f"{p.stats.median_ms:.3f}", f"{p.stats.spread_pct:.1f}%", *rate_cells,
-                      f"{p.baseline.median_ms:.3f}" if p.baseline else "—", _percent(p.percent_of_baseline),
-                      *ceiling_cells, str(p.stats.reps))
-    return table
+    timed = lambda cell: (lambda p: cell(p) if p.stats is not None else "")
+    head = [("case", "left", lambda p: p.label.split(" ")[0] if " " in p.label else ""),
+            ("shape", "left", lambda p: shape_text(p.dims)),
+            ("median ms", "right", lambda p: f"{p.stats.median_ms:.3f}" if p.stats else _verdict_text(p.verdict))]
+    spread = [("IQR", "right", timed(lambda p: f"{p.stats.spread_pct:.1f}%"))]
+    rates = (([("GFLOP/s", "right", timed(lambda p: _rate(p.gflops)))] if by_flops else []) +
+             ([("GB/s", "right", timed(lambda p: _rate(p.gbps)))] if by_bytes else []))
+    base_ms = [(f"{base} ms", "right", timed(lambda p: f"{p.baseline.median_ms:.3f}" if p.baseline else "—"))]
+    percent = [(f"% of {base}", "right", timed(lambda p: _percent(p.percent_of_baseline)))]
+    ceilings = (([("% FP32 peak", "right", timed(lambda p: _percent(p.percent_of_peak)))] if by_flops else []) +
+                ([("% bandwidth", "right", timed(lambda p: _percent(p.percent_of_bandwidth)))] if by_bytes else []))
+    reps = [("reps", "right", timed(lambda p: str(p.stats.reps)))]
+    plans = [spread + rates + base_ms + percent + ceilings + reps, rates + base_ms + percent + ceilings,
+             rates + percent, percent, []]
+    title = "performance (median over reps, L2 flushed before each call)"
+    tables = [_table(title, head + shown, r.performance) for shown in plans]
+    return _fitting(console, tables + [_table(title, head, r.performance, narrow=True)])
 
 
 def _rate(value: float | None) -> str:
@@ -318,9 +341,7 @@ def render_leaderboard(data: dict, console: Console) -> None:
     rows = data.get("students", data["entries"])
     ranked = sum(1 for row in rows if row.get("rank") is not None)
     title = f"{data['title']} · {data['gpu']} · {ranked} of {len(rows)} students ranked"
-    tables = [_board_table(title, plan, rows) for plan in _board_plans(data, rows)]
-    wide = console.options.update_width(10_000)
-    table = next((t for t in tables if Measurement.get(console, wide, t).maximum <= console.width), tables[-1])
+    table = _fitting(console, [_board_table(title, plan, rows) for plan in _board_plans(data, rows)])
     if not data["entries"]:
         console.print(Text("no accepted submissions yet", style="dim"))
     console.print(table)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
 from rich.console import Console
 
 from grader import place, report, spec
@@ -38,8 +39,8 @@ def perf() -> PerformanceResult:
                              66908.0, 3.0)
 
 
-def rendered(r: GradeReport) -> str:
-    console = Console(record=True, width=220)
+def rendered(r: GradeReport, width: int = 220) -> str:
+    console = Console(record=True, width=width)
     report.render(r, console)
     return console.export_text()
 
@@ -180,3 +181,34 @@ def test_the_report_states_the_bound_in_text_and_json():
     assert "whole-job bound: 60 s (the challenge's bound on a whole job on a GPU" in text
     data = json.loads(report.as_json(bounded))
     assert data["job_limit"] == {"seconds": 60.0, "why": limit.why, "shape_dependent": False}
+
+
+def _every_verdict_report() -> GradeReport:
+    """Every verdict on a randomized case, a hidden one and a performance case that was not timed."""
+    comparison = Comparison("C", (3, 7), False, 1.2e-3, 4.4e-5, 0, 0, (), None)
+    cases, performance = [], [perf()]
+    for verdict in Verdict:
+        cases.append(CaseResult(CaseKind.RANDOMIZED, "random1 4095×4097×4093", {"M": 4095, "N": 4097, "K": 4093},
+                                verdict, "", (comparison,), 12.345))
+        cases.append(CaseResult(CaseKind.RANDOMIZED, "hidden case 12 (randomized)", {}, verdict, "", (comparison,)))
+        performance.append(dataclasses.replace(perf(), label="irregular 4095×4097×4093", verdict=verdict, stats=None))
+    return grade_report(Verdict.WRONG_ANSWER, cases, performance)
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_a_narrow_terminal_drops_figures_and_never_cuts_a_verdict_or_a_case(width):
+    """COLUMNS=80 squeezed the case table into "WRONG_ANSW…"; now columns are shortened or dropped first."""
+    text = rendered(_every_verdict_report(), width)
+    assert "…" not in text
+    assert all(len(line) <= width for line in text.splitlines())
+    tables = text.split("╭─ verdict")[0]
+    for verdict in Verdict:
+        assert tables.count(verdict.name) >= 3, verdict  # a case, a hidden case and a performance case
+    assert tables.count("randomized ") >= 2 * len(Verdict) and tables.count("irregular ") == len(Verdict)
+
+
+def test_a_wide_terminal_shows_every_figure():
+    text = rendered(grade_report(performance=[perf()]), 220)
+    for header in ("max scaled err", "rel. Frobenius", "call ms", "IQR", "GFLOP/s", "cuBLAS FP32 ms", "% FP32 peak",
+                   "reps"):
+        assert header in text
