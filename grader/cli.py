@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from grader import __version__, exitcodes, report, sandbox, source, spec, store
 from grader.errors import GraderError, SpecError, UsageError
@@ -652,7 +653,9 @@ def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> 
     out = terminal.out
     if c.statement_path.is_file():
         out.print(Markdown(c.statement_path.read_text()))
-    out.print(f'\n[bold]signature[/]  extern "C" {c.prototype()}', highlight=False)
+    out.print()
+    out.print(Text.assemble(("signature", "bold"), "  ", _broken_at_parameters(f'extern "C" {c.prototype()}', 11,
+                                                                            out.width)), highlight=False)
     out.print(f"[bold]tolerance[/]  max scaled error {c.tolerance.max_scaled_error:g}, "
               f"relative Frobenius {c.tolerance.max_relative_frobenius:g}")
     out.print(f"[bold]functional shapes[/] (v{c.functional_version})  " + ", ".join(s.label() for s in c.functional))
@@ -661,6 +664,22 @@ def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> 
               ", ".join(f"{d} in [{lo}, {hi}]" for d, (lo, hi) in r.ranges.items()))
     out.print(f"[bold]performance shapes[/] (v{c.performance_version})  " + ", ".join(s.label() for s in c.performance))
     out.print(_limits_text(c.limits), highlight=False)
+
+
+def _broken_at_parameters(prototype: str, start: int, width: int) -> str:
+    """A prototype as a person breaks it: after a comma where the line (begun at column `start`) is
+    full, the next parameters under the first, so a type is never parted from its name."""
+    head, params = prototype.split("(", 1)
+    pieces = [p + ", " for p in params[:-1].split(", ")]
+    pieces[-1] = pieces[-1][:-2] + ")"
+    indent = start + len(head) + 1 if start + len(head) + 1 <= width // 2 else 4
+    lines, line = [], head + "("
+    for piece in pieces:
+        if start + len(line) + len(piece.rstrip()) > width and not line.endswith("("):
+            lines.append(line.rstrip())
+            line, start = " " * indent, 0
+        line += piece
+    return "\n".join(lines + [line])
 
 
 def _limits_text(limits: spec.Limits) -> str:

@@ -204,3 +204,26 @@ def test_unsupported_by_the_emulator_exits_4(tmp_path):
                           "--seed", "4")
     assert result.exit_code == ExitCode.NO_BACKEND
     assert json.loads(result.stdout)["verdict"] == "UNSUPPORTED"
+
+
+def _preformatted_lines(statement: str) -> list[str]:
+    from markdown_it import MarkdownIt
+    blocks = [t.content for t in MarkdownIt().parse(statement) if t.type in ("fence", "code_block")]
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("slug", sorted(p.parent.name for p in CHALLENGES.glob("*/statement.md")))
+def test_show_fits_80_columns_without_breaking_a_code_line(slug):
+    """`grader show matmul` wrapped its worked example at 80 columns: every line of a statement's code
+    blocks, and the signature, must come out whole on one line."""
+    terminal = cli.Terminal(Console(record=True, width=80), Console(record=True, width=80, stderr=True))
+    result = CliRunner().invoke(cli.cli, ["show", slug], obj=terminal)
+    assert result.exit_code == 0
+    shown = [line.strip() for line in terminal.out.export_text().splitlines()]
+    assert all(len(line) <= 80 for line in shown)
+    for line in _preformatted_lines((CHALLENGES / slug / "statement.md").read_text()):
+        assert line in shown, f"{slug}: {line!r} is broken at 80 columns"
+    signature = next(i for i, line in enumerate(shown) if line.startswith("signature"))
+    prototype = " ".join(shown[signature:shown.index(next(l for l in shown[signature:] if l.startswith("tolerance")))])
+    assert " ".join(prototype.split()).startswith(f'signature extern "C" void solve(')
+    assert all(f"{p.ctype.text} {p.name}" in prototype for p in cli.spec.load(CHALLENGES, slug).params)
