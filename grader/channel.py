@@ -5,8 +5,8 @@ written by the submission (the pipe's descriptor is on the worker's command line
 therefore parsed like any untrusted input: one JSON object per line, at most MAX_LINE_BYTES, with
 exactly the fields its request allows, each of the right type and range. Anything else raises
 `Malformed`, which the grader turns into the submission's RUNTIME_ERROR, never its own exception.
-What passes is returned as a typed answer (`Started`, `Called`, `Timed`, `Ponged`, `Failed`), the one
-shape both workers' answers take on the grader's side.
+What passes is returned as a typed answer (`Started`, `Called`, `Sampled`, `Ponged`, `Failed`...), the
+one shape both workers' answers take on the grader's side.
 """
 
 from __future__ import annotations
@@ -64,15 +64,19 @@ class Shape:
 
 _KERNEL = Shape({"name": _text, "line": _int_at_least(0), "barriers": _list_of(_int_at_least(0))},
                 {"shared": lambda v: isinstance(v, bool)})
+_PAST_END = Shape({"write": lambda v: isinstance(v, bool), "message": _text}, {})
 
 _SUCCESS = {
     "start": Shape({"ok": _is(True), "ready": _is(True)}, {"pid": _int_at_least(1)}),
     "call": Shape({"ok": _is(True), "seconds": _finite_at_least(0.0)},
                   {"kernels": _list_of(lambda k: _fits(k, _KERNEL) is None),
-                   "threads_left": _int_at_least(1), "libraries_loaded": _list_of(_text)}),
-    "time": Shape({"ok": _is(True), "samples_ms": _list_of(_finite_at_least(0.0, exclusive=True), non_empty=True),
-                   "wall_s": _finite_at_least(0.0), "harness_s": _finite_at_least(0.0)}, {}),
+                   "threads_left": _int_at_least(1), "libraries_loaded": _list_of(_text),
+                   "past_end": lambda v: _fits(v, _PAST_END) is None}),
+    "runtime": Shape({"ok": _is(True), "runtime": _is(True)}, {"pid": _int_at_least(1)}),
+    "time": Shape({"ok": _is(True), "timing": _is(True)}, {}),
+    "sample": Shape({"ok": _is(True), "ms": _finite_at_least(0.0), "wall_s": _finite_at_least(0.0)}, {}),
     "ping": Shape({"ok": _is(True), "pong": _is(True)}, {}),
+    "end": Shape({"ok": _is(True), "pong": _is(True)}, {}),
 }
 
 _FAILURES = (
@@ -114,6 +118,15 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class PastEnd:
+    """An access past the end (or before the start) of device memory that the emulator's runtime saw a
+    kernel make: a read of any allocation, or a write past one the grader does not guard."""
+
+    write: bool
+    message: str
+
+
+@dataclass(frozen=True)
 class Started:
     pid: int | None = None
 
@@ -125,15 +138,28 @@ class Called:
     threads_left: int = 0
     """Host threads the call started that still ran when it returned."""
     libraries_loaded: tuple[str, ...] = ()
+    past_end: PastEnd | None = None
+    """The call's first access past an allocation (emulator only: a GPU's worker cannot see one)."""
 
 
 @dataclass(frozen=True)
-class Timed:
-    samples_ms: tuple[float, ...]
+class RuntimeUp:
+    """The GPU worker's CUDA runtime is up and its library not loaded yet: the time to calibrate."""
+
+    pid: int | None = None
+
+
+@dataclass(frozen=True)
+class TimingOpened:
+    pass
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """One timed sample: the events' milliseconds and the worker's clock around the whole sample."""
+
+    ms: float
     wall_s: float
-    """Wall seconds of the whole timing loop, warm-up included, by the worker's clock."""
-    harness_s: float = 0.0
-    """Wall seconds one sample costs with nothing to time (flush, hold, events, host): timing.harness_seconds."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +182,7 @@ class Failed:
     cuda_error: int | None = None
 
 
-Answer = Union[Started, Called, Timed, Ponged, Failed]
+Answer = Union[Started, RuntimeUp, Called, TimingOpened, Sampled, Ponged, Failed]
 
 
 def _typed(op: str, message: dict) -> Answer:
@@ -173,15 +199,21 @@ def _typed(op: str, message: dict) -> Answer:
     if op == "call":
         kernels = tuple(Launch(k["name"], k["line"], tuple(k["barriers"]), k.get("shared", False))
                         for k in message.get("kernels", ()))
+        past_end = message.get("past_end")
         return Called(float(message["seconds"]), kernels, message.get("threads_left", 0),
-                      tuple(message.get("libraries_loaded", ())))
+                      tuple(message.get("libraries_loaded", ())),
+                      PastEnd(past_end["write"], past_end["message"]) if past_end else None)
+    if op == "runtime":
+        return RuntimeUp(message.get("pid"))
     if op == "time":
-        return Timed(tuple(float(v) for v in message["samples_ms"]), float(message["wall_s"]), float(message["harness_s"]))
+        return TimingOpened()
+    if op == "sample":
+        return Sampled(float(message["ms"]), float(message["wall_s"]))
     return Ponged()
 
 
 def parse(line: bytes, op: str, request_id: int = 0) -> Answer:
-    """The worker's answer to request `request_id` of kind `op` ("start", "call", "time" or "ping"),
+    """The worker's answer to request `request_id` of kind `op` (a key of _SUCCESS),
     checked; raises Malformed. The id is drawn at random per request and repeated in the answer, so
     a line the submission writes into the pipe is not taken for the answer (short of it reading the
     worker's memory)."""

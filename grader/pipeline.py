@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from grader import __version__, build, case as cases, channel, run, source as sources
+from grader import __version__, build, case as cases, channel, run, source as sources, timing
 from grader.backends import Backend
 from grader.results import (HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode,
                             PerformanceResult, first_failing, headline)
@@ -29,15 +29,6 @@ ROOFLINE_FACTOR = 8.0
 BANDWIDTH_FACTOR = 1.5
 """No kernel can move its bytes faster than this multiple of the measured copy bandwidth (the copy
 reaches about 85% of an H200's memory peak)."""
-WALL_CHECK_SLACK_S = 0.25
-"""Wall time a timing request may spend beyond its calls' reported times and the harness's own cost per
-call (measured by the worker: flush, hold, events, host) before the cross-check speaks: opening the
-buffers, calling through ctypes, and a busy host (the ladder compiles levels while it times one; a
-0.1 ms kernel was flagged on an H200 when this was 1 ms a call). A forged time that hides less than
-this gains little, and the rooflines still bound it."""
-HARNESS_SLACK = 0.25
-"""The harness's cost per call varies with the host's load: a quarter of it per call is allowed too
-(2,000 calls of a 0.3 ms harness: 0.15 s more)."""
 BUILD_VERDICTS = {
     build.BuildStatus.COMPILE_ERROR: Verdict.COMPILE_ERROR,
     build.BuildStatus.INTERFACE_ERROR: Verdict.INTERFACE_ERROR,
@@ -385,50 +376,93 @@ def _work(function, shape: Shape) -> float | None:
     return function(shape.dims) if function else None
 
 
+class _SampleFailed(Exception):
+    """A timing request that did not answer as asked: the failure to report, as _call_failure words it."""
+
+    def __init__(self, failure: tuple[Verdict, str]):
+        super().__init__(failure[1])
+        self.failure = failure
+
+
 def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult, CaseResult | None]:
     c, backend = state.challenge, state.backend
     flops, moved = _work(c.reference.flops, shape), _work(c.reference.bytes, shape)
     peak, bandwidth = backend.info.fp32_peak_gflops, backend.bandwidth_gbps() if moved else None
     policy = _policy(state)
-    timeout = policy.budget_s + (policy.warmup_calls + policy.floor_calls) * c.limits.case_s + GRACE_S
-    limit = run.CallLimit(timeout, (f"the timing budget of {policy.budget_s:g} s plus {c.limits.case_s:g} s for each "
-                                    "warm-up and minimum call"))
     case = cases.prepare(c, shape, cases.rng_for(state.options.seed, cases.Purpose.TIMED, index), backend)
     try:
-        bounded = _timeout(state, limit)
-        reply = state.worker.time(cases.worker_args(c, case), dataclasses.asdict(policy), backend.flush_bytes,
-                                  bounded.seconds)
-        failed = _call_failure(reply, bounded, state.options.secret)
-        if failed:
+        try:
+            samples = _samples(state, case, policy)
+        except _SampleFailed as failed:
             state.worker.stop()
-            return PerformanceResult(shape.label(), dict(shape.dims), flops, failed[0], failed[1], bytes=moved), None
-        stats = summarize(list(reply.data.samples_ms))
+            return PerformanceResult(shape.label(), dict(shape.dims), flops, *failed.failure, bytes=moved), None
+        counted = timing.attribute(samples, state.worker.calibration)
+        stats = summarize(list(counted.samples_ms))
         state.kernel_s += sum(stats.samples_ms) / 1e3
-        implausible = implausible_timing(stats, reply.seconds, policy.warmup_calls, flops, peak, moved, bandwidth,
-                                         reply.data.harness_s)
+        implausible = _forged(counted) or implausible_timing(stats, flops, peak, moved, bandwidth)
         if implausible:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.IMPOSSIBLE_TIMING, implausible,
-                                     stats, bytes=moved), None
+                                     stats, bytes=moved, timing=counted.sources()), None
         found = cases.inspect(c, case)
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
         wanted = c.reference.baseline and state.options.time_baseline
         baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if wanted else None
         result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
-                                   peak, reply.data.wall_s, moved, bandwidth)
+                                   peak, moved, bandwidth, counted.sources())
         return result, timed_check
     finally:
         case.release()
         backend.free_memory()
 
 
-def implausible_timing(stats, wall_s: float, warmup_calls: int, flops: float | None, peak_gflops: float | None,
-                       moved: float | None = None, bandwidth_gbps: float | None = None,
-                       harness_s: float = 0.0) -> str | None:
-    """Cross-check the worker's event timings against the roofline that applies (FP32 compute, memory
-    bandwidth, or both) and against the worker's own clock, less `harness_s` per call (what a sample
-    costs with nothing to time)."""
+def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Sample]:
+    """The timed samples of one case, each its own request timed by the grader's clock; the grader decides
+    when to stop (timing.measure). Warm-up samples are taken and left out. Raises _SampleFailed."""
+    c, worker = state.challenge, state.worker
+    whole = run.CallLimit(policy.budget_s + (policy.warmup_calls + policy.floor_calls) * c.limits.case_s + GRACE_S,
+                          f"the timing budget of {policy.budget_s:g} s plus {c.limits.case_s:g} s for each warm-up and "
+                          "minimum call")
+    one_call = run.CallLimit(c.limits.case_s, "the challenge's limit for one call (limits.case_s)")
+    deadline = state.clock() + _timeout(state, whole).seconds
+
+    def bounded() -> _Timeout:
+        left = deadline - state.clock()
+        return _timeout(state, one_call if left >= one_call.seconds else run.CallLimit(max(left, 0.0), whole.why))
+
+    def answered(reply: run.Reply, timeout: _Timeout) -> run.Reply:
+        failed = _call_failure(reply, timeout, state.options.secret)
+        if failed:
+            raise _SampleFailed(failed)
+        return reply
+
+    answered(worker.open_timing(cases.worker_args(c, case), bounded().seconds), bounded())
+    taken: list[timing.Sample] = []
+
+    def sample_ms() -> float:
+        timeout = bounded()
+        reply = answered(worker.sample(timeout.seconds), timeout)
+        taken.append(timing.Sample(reply.data.ms, reply.data.wall_s, reply.seconds))
+        return reply.data.ms
+
+    measured = timing.measure(sample_ms, policy, state.clock)
+    answered(worker.end_timing(bounded().seconds), bounded())
+    return taken[len(taken) - len(measured):]
+
+
+def _forged(counted: timing.Attribution) -> str | None:
+    if not counted.forged:
+        return None
+    return (f"the worker's own clock reported {counted.end_to_end_ms:.3g} ms a call, but the grader's clock saw "
+            f"{counted.grader_ms:.3g} ms a call beyond what a sample costs with nothing in it: less than "
+            f"{timing.FORGED_SHARE:.0%} of it, which only a submission rewriting the worker's answers explains")
+
+
+def implausible_timing(stats, flops: float | None, peak_gflops: float | None, moved: float | None = None,
+                       bandwidth_gbps: float | None = None) -> str | None:
+    """Cross-check the counted time against the roofline that applies (FP32 compute, memory bandwidth,
+    or both): no honest kernel beats them (timing.attribute has already held it to the grader's clock)."""
     ms = stats.median_ms
     gflops = flops / (ms * 1e6) if flops and ms > 0 else (float("inf") if flops else 0.0)
     if peak_gflops and gflops > ROOFLINE_FACTOR * peak_gflops:
@@ -439,13 +473,6 @@ def implausible_timing(stats, wall_s: float, warmup_calls: int, flops: float | N
         return (f"a median of {ms:.4g} ms means {gbps:,.0f} GB/s, beyond {BANDWIDTH_FACTOR:g}× the {bandwidth_gbps:,.0f} "
                 "GB/s this GPU's memory measured (caches are flushed before each timed call): no kernel moves "
                 "its data that fast")
-    calls = warmup_calls + stats.reps
-    per_call_ms = (wall_s / calls - harness_s) * 1e3
-    unexplained_s = wall_s - calls * (ms / 1e3 + harness_s)
-    if unexplained_s > WALL_CHECK_SLACK_S + HARNESS_SLACK * calls * harness_s and ms < 0.5 * per_call_ms:
-        return (f"the timed calls took {per_call_ms:.3g} ms each by the grader's own clock (beyond the "
-                f"{harness_s * 1e3:.2g} ms its flush and events cost with nothing to time), but the reported "
-                f"median is {ms:.3g} ms")
     return None
 
 

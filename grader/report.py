@@ -18,6 +18,7 @@ from rich.text import Text
 from grader.build import BuildStatus
 from grader.inert import visible
 from grader.results import GradeReport, Mode, public, shape_text, to_json
+from grader.timing import TimedBy
 from grader.verdict import HELP, Verdict
 
 VERDICT_STYLE = {Verdict.ACCEPTED: "bold green", Verdict.SKIPPED: "dim"}
@@ -48,6 +49,8 @@ def render(report: GradeReport, console: Console, reveal: bool = False) -> None:
         console.print(_cases_table(report, console))
     if report.performance:
         console.print(_performance_table(report, console))
+        for note in _timing_notes(report):
+            console.print(Text(note, style="yellow"))
     if report.placement is not None:
         console.print(_placement_panel(report.placement))
     if report.sanitizer is not None:
@@ -167,6 +170,24 @@ def _performance_table(r: GradeReport, console: Console) -> Table:
     title = "performance (median over reps, L2 flushed before each call)"
     tables = [_table(title, head + shown, r.performance) for shown in plans]
     return _fitting(console, tables + [_table(title, head, r.performance, narrow=True)])
+
+
+def _timing_notes(r: GradeReport) -> list[str]:
+    """Where a case's time is not its events' (timing.attribute): which clock counted, and why."""
+    notes = []
+    for p in r.performance:
+        t = p.timing
+        if t is None or t.timed_by is TimedBy.EVENTS or p.stats is None:
+            continue
+        if t.timed_by is TimedBy.END_TO_END:
+            notes.append(f"note: {p.label} is timed end to end: solve took {t.end_to_end_ms:.3g} ms a call, of which its "
+                         f"GPU work took {t.events_ms:.3g} ms; the other {t.host_ms:.3g} ms (host work in solve: "
+                         "allocations, copies, waits, work on streams the events miss) is part of its time")
+        else:
+            notes.append(f"note: {p.label} is timed by the grader's own clock ({t.grader_ms:.3g} ms a call): the "
+                         f"worker reported less ({t.end_to_end_ms:.3g} ms end to end, {t.events_ms:.3g} ms of GPU "
+                         "work), and no time is taken below what the grader saw, less 10%")
+    return notes
 
 
 def _rate(value: float | None) -> str:

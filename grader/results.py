@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from grader.build import BuildResult
 from grader.check import Comparison
-from grader.timing import TimingStats
+from grader.timing import Sources, TimingStats
 from grader.verdict import Verdict
 
 
@@ -68,11 +68,12 @@ class PerformanceResult:
     stats: TimingStats | None = None
     baseline: TimingStats | None = None
     fp32_peak_gflops: float | None = None
-    timing_wall_s: float | None = None
     bytes: float | None = None
     """Bytes a kernel must move at least for the shape, where the challenge counts them (reference.bytes)."""
     bandwidth_gbps: float | None = None
     """This GPU's memory bandwidth, measured as a device-to-device copy (read and write counted)."""
+    timing: Sources | None = None
+    """Which clock the time is from (the events, solve end to end, the grader's), and each clock's median."""
 
     @property
     def gflops(self) -> float | None:

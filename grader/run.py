@@ -26,6 +26,7 @@ from typing import Callable
 from grader import build, channel
 from grader.errors import SandboxFailed
 from grader.sandbox import Cgroup, Confinement, Sandbox, check_box, clean_environment, filters_in_box, given
+from grader.timing import Calibration
 
 OUTPUT_TAIL_BYTES = 4096
 STARTUP_TIMEOUT_S = 120.0
@@ -85,8 +86,12 @@ class Worker:
 
     def __init__(self, argv: Callable[..., list[str]], encode: Callable[[dict], str] = encode_json,
                  env: dict[str, str] | None = None, sandbox: Sandbox | None = None, visible: list[Path] = (),
-                 pass_fds: tuple[int, ...] = (), gpu: bool = False, filters: int = 0):
+                 pass_fds: tuple[int, ...] = (), gpu: bool = False, filters: int = 0, calibrate_samples: int = 0):
         self.argv, self.encode, self.env = argv, encode, env
+        self.calibrate_samples = calibrate_samples
+        """No-op samples to time before the library loads (a worker started with a timer answers them)."""
+        self.calibration: Calibration | None = None
+        """What a timed sample costs with nothing in it, measured before the submission's code was loaded."""
         self.pass_fds = tuple(pass_fds)
         self.sandbox = given(sandbox)
         self.visible = list(visible)
@@ -132,7 +137,7 @@ class Worker:
             theirs.close()
         self._commands = os.fdopen(cmd_w, "w")
         self._results = res_r
-        ready = self._receive(timeout_s, "start", 0)
+        ready = self._calibrated_start(timeout_s) if self.calibrate_samples else self._receive(timeout_s, "start", 0)
         if ready.outcome is Outcome.INTERNAL and ready.detail.startswith(CONFINEMENT_FAILED):
             self._kill()
             raise SandboxFailed(ready.detail)
@@ -140,6 +145,24 @@ class Worker:
             self._check_confinement()
             self._worker_pid = self.confinement.pid if self.confinement else self.proc.pid  # unboxed: itself
         return ready
+
+    def _calibrated_start(self, timeout_s: float) -> Reply:
+        """The worker's runtime is up before its library loads: time no-op samples then, with nothing of
+        the submission in the process (its constructors run at the load), so that what a sample costs
+        with nothing to time is a figure the submission cannot have touched; then ask for the load."""
+        deadline = time.perf_counter() + timeout_s
+        up = self._receive(timeout_s, "runtime", 0)
+        if up.outcome is not Outcome.OK:
+            return up
+        worker_s, grader_s = [], []
+        for _ in range(self.calibrate_samples):
+            reply = self.sample(max(deadline - time.perf_counter(), 0.0), noop=True)
+            if reply.outcome is not Outcome.OK:
+                return reply
+            worker_s.append(reply.data.wall_s)
+            grader_s.append(reply.seconds)
+        self.calibration = Calibration.of(worker_s, grader_s)
+        return self.request({"op": "load"}, max(deadline - time.perf_counter(), 0.0), "start")
 
     def _cpu_seconds(self) -> float | None:
         """The worker process's CPU time so far (user and system, all threads), from /proc/PID/stat,
@@ -197,23 +220,35 @@ class Worker:
         still unread from an earlier request (a forged one went first) arrives before this one."""
         return self.request({"op": "ping"}, timeout_s)
 
-    def time(self, args: list[dict], policy: dict, flush_bytes: int, timeout_s: float) -> Reply:
-        return self.request({"op": "time", "args": args, "policy": policy, "flush_bytes": flush_bytes}, timeout_s)
+    def open_timing(self, args: list[dict], timeout_s: float) -> Reply:
+        """Map a timed case's buffers in the worker, for the samples that follow."""
+        return self.request({"op": "time", "args": args}, timeout_s)
 
-    def request(self, command: dict, timeout_s: float) -> Reply:
+    def sample(self, timeout_s: float, noop: bool = False) -> Reply:
+        """One timed call of the open timing (or of nothing): `seconds` is the grader's clock around the
+        request, `data` a channel.Sampled (the worker's events and clock)."""
+        return self.request({"op": "sample", "noop": noop}, timeout_s, account_cpu=False)
+
+    def end_timing(self, timeout_s: float = 30.0) -> Reply:
+        return self.request({"op": "end"}, timeout_s)
+
+    def request(self, command: dict, timeout_s: float, answer_op: str | None = None, account_cpu: bool = True) -> Reply:
+        """Send `command` and read its answer (of kind `answer_op`, by default the command's own op);
+        `cpu_s` is the worker's CPU time meanwhile unless `account_cpu` is off (the timed samples,
+        which must cost the same as the calibration's)."""
         if not self.alive:
             return Reply(Outcome.CRASHED, "the worker is not running")
         if self._unasked_data():  # an answer came that nothing asked for
             return self._malformed("an answer to no request", time.perf_counter())
         command = {**command, "id": secrets.randbits(53)}
-        cpu_before = self._cpu_seconds()
+        cpu_before = self._cpu_seconds() if account_cpu else None
         try:
             command = self._send_handles(command)
             self._send(command)
         except OSError:
             pass  # it died; _receive reports how
-        reply = self._receive(timeout_s, command["op"], command["id"])
-        cpu_after = self._cpu_seconds()
+        reply = self._receive(timeout_s, answer_op or command["op"], command["id"])
+        cpu_after = self._cpu_seconds() if account_cpu else None
         if cpu_before is None or cpu_after is None:
             return reply
         return dataclasses.replace(reply, cpu_s=cpu_after - cpu_before)
@@ -349,19 +384,26 @@ def _reply(answer: channel.Answer, seconds: float) -> Reply:
     return Reply(Outcome.OK, data=answer, seconds=seconds)
 
 
+CALIBRATION_SAMPLES = 60
+"""No-op samples timed before a timing worker's library loads (about half a millisecond each)."""
+
+
 def python_worker(library: Path, entry: str, sandbox: Sandbox | None = None, python: str = sys.executable,
-                  prefix: list[str] = ()) -> Worker:
+                  prefix: list[str] = (), flush_bytes: int = 0) -> Worker:
     """The CUDA backend's worker: `python -m grader.worker`, loading the library with ctypes, its GPU
     buffers arriving as descriptors over the handles channel; `prefix` runs it under another program
-    (compute-sanitizer)."""
+    (compute-sanitizer). With `flush_bytes` it can time samples (flushing that much L2 before each), and
+    is calibrated before its library loads."""
     def argv(commands_fd: int, results_fd: int, handles_fd: int = -1) -> list[str]:
         return [*prefix, python, "-m", "grader.worker", "--library", str(library), "--entry", entry,
                 "--sync-symbol", build.SYNC_SYMBOL, "--error-symbol", build.ERROR_NAME_SYMBOL,
-                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd), "--handles-fd", str(handles_fd)]
+                "--commands-fd", str(commands_fd), "--results-fd", str(results_fd), "--handles-fd", str(handles_fd),
+                "--flush-bytes", str(flush_bytes)]
 
     package_root = Path(__file__).resolve().parent.parent
     python_path = os.pathsep.join(filter(None, [str(package_root), os.environ.get("PYTHONPATH")]))
     env = {"PYTHONPATH": python_path, "PYTHONDONTWRITEBYTECODE": "1"}
     from grader.sandbox import python_paths
     visible = [library.parent, package_root / "grader", *python_paths(package_root)]
-    return Worker(argv, env=env, sandbox=sandbox, visible=visible, gpu=True)
+    return Worker(argv, env=env, sandbox=sandbox, visible=visible, gpu=True,
+                  calibrate_samples=CALIBRATION_SAMPLES if flush_bytes else 0)

@@ -1,18 +1,26 @@
 """The timing stage: how repetitions are run, and what the samples say.
 
-`measure` is shared by the worker (timing a submission) and the grader (timing the library
-baseline), so both are measured by the same rules: warm-up first, then one sample per call with
-the L2 cache flushed before it, until the relative standard error of the mean reaches the target
-or the time budget is spent. Every sample is kept.
+`measure` runs in the grader, for a submission's samples and the library baseline alike, so both are
+measured by the same rules: warm-up first, then one sample per call with the L2 cache flushed before
+it, until the relative standard error of the mean reaches the target or the time budget is spent.
+Every sample is kept.
+
+A submission's sample is taken by its worker (the submission's own process) one request at a time, and
+the grader's clock times each request whole. What the worker says (its events' time, its own clock's
+time) may be forged by the submission; the grader's clock may not. `attribute` decides which time a
+sample counts: the events' (the GPU's work), or solve end to end where its host work costs more than
+the events see (a cudaMalloc in every call, partial sums added on the host), and never less than the
+grader's own clock allows, less 10%: a forged answer gains at most that.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 
 @dataclass(frozen=True)
@@ -81,8 +89,8 @@ def event_sampler(cp, flush, launch: Callable[[], object],
     (which queues the work and need not wait for it), the end event; then `finish()` (waiting for the
     device, and checking its errors) and the end event awaited. Milliseconds, as the events measure
     them: the work's kernels, without the host's launch latency before them or the synchronization
-    after. Work left running on a stream the end event does not wait for is not timed: the worker's
-    wall clock, checked against the samples (pipeline.implausible_timing), is what sees it."""
+    after. Work left running on a stream the end event does not wait for is not in the events: the clocks
+    around the whole sample (`attribute`) are what see it."""
     stream = cp.cuda.get_current_stream()
     start, end = cp.cuda.Event(), cp.cuda.Event()
 
@@ -99,17 +107,6 @@ def event_sampler(cp, flush, launch: Callable[[], object],
     return sample_ms
 
 
-def harness_seconds(sample_ms: Callable[[], float], calls: int = 20) -> float:
-    """Wall seconds one sample of `sample_ms` costs with nothing to time (a sampler made with a
-    no-op launch): the flush, its hold, the events and the host's own overhead. The wall-clock check
-    subtracts it per call, so only time spent in the work itself can count as unexplained."""
-    sample_ms()  # the first call loads what later calls reuse
-    started = time.perf_counter()
-    for _ in range(calls):
-        sample_ms()
-    return (time.perf_counter() - started) / calls
-
-
 def summarize(samples_ms: list[float] | tuple[float, ...]) -> TimingStats:
     if not samples_ms:
         raise ValueError("no timing samples")
@@ -124,3 +121,113 @@ def summarize(samples_ms: list[float] | tuple[float, ...]) -> TimingStats:
 
 def gflops(flops: float, ms: float) -> float:
     return flops / (ms * 1e-3) / 1e9
+
+
+# --------------------------------------------------------------------------- which time a sample counts
+
+
+FORGERY_GAIN = 1.10
+"""A time is never taken below the grader's own clock divided by this: what a forged answer can gain."""
+HOST_WORK_SHARE = 0.05
+"""Solve is timed end to end where its own clock exceeds the events' time by more than this share..."""
+HOST_WORK_MIN_MS = 0.005
+"""...and by more than this: below it, the difference is the two clocks' noise, not host work."""
+FORGED_SHARE = 0.5
+"""A worker whose own clock reports less than this share of what the grader's clock saw is lying: the
+submission rewrote its answers (IMPOSSIBLE_TIMING). Between that and the grader's clock less 10%, the
+grader's clock is taken instead, without a verdict: a busy host can slow the channel that much."""
+NOISE_FLOOR_MS = 0.002
+
+
+class TimedBy(enum.Enum):
+    EVENTS = "events"
+    """The GPU's events around the work: solve's host work hidden behind the stream's hold."""
+    END_TO_END = "end to end"
+    """The worker's clock around solve and the device's synchronization, less the harness's cost."""
+    GRADER_CLOCK = "grader's clock"
+    """The grader's clock around each request, less the channel's and the harness's cost."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One timed call, as the worker reported it and as the grader's clock saw its request."""
+
+    event_ms: float
+    worker_s: float
+    """The worker's clock, from the flush's launch to the device synchronized after solve."""
+    grader_s: float
+    """The grader's clock, from the request sent to its answer read."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What a sample costs with nothing to time (flush, hold, events, synchronization, the channel),
+    measured before the submission's library was loaded, so nothing of it can have been forged."""
+
+    worker_s: float
+    grader_s: float
+    noise_ms: float
+    """How far the median of the grader's no-op requests can stray: twice that median's standard error
+    (0.93 × IQR / √n for a normal spread)."""
+
+    @staticmethod
+    def of(worker_s: Sequence[float], grader_s: Sequence[float]) -> "Calibration":
+        return Calibration(statistics.median(worker_s), statistics.median(grader_s),
+                           2e3 * 0.93 * _iqr(grader_s) / math.sqrt(len(grader_s)))
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What a report says of a timed case's clocks: which one counted, and each one's median a call."""
+
+    timed_by: TimedBy
+    events_ms: float
+    end_to_end_ms: float
+    grader_ms: float
+
+    @property
+    def host_ms(self) -> float:
+        """What solve costs a call beyond the GPU work its events see."""
+        return max(self.end_to_end_ms - self.events_ms, 0.0)
+
+
+@dataclass(frozen=True)
+class Attribution:
+    timed_by: TimedBy
+    samples_ms: tuple[float, ...]
+    """The counted time of each sample."""
+    events_ms: float
+    """The events' median: the GPU's work."""
+    end_to_end_ms: float
+    """The worker's clock's median, less the harness."""
+    grader_ms: float
+    """The grader's clock's median, less the harness and the channel."""
+    forged: bool = False
+    """The worker's clock claims far less than the grader's clock saw."""
+
+    def sources(self) -> Sources:
+        return Sources(self.timed_by, self.events_ms, self.end_to_end_ms, self.grader_ms)
+
+
+def attribute(samples: Sequence[Sample], calibration: Calibration) -> Attribution:
+    """Which time the samples count (see the module's docstring); `forged` where the worker's own clock
+    is below FORGED_SHARE of the grader's."""
+    events = [s.event_ms for s in samples]
+    end_to_end = [max(1e3 * (s.worker_s - calibration.worker_s), s.event_ms) for s in samples]
+    grader = [max(1e3 * (s.grader_s - calibration.grader_s), 0.0) for s in samples]
+    e_ms, w_ms, g_ms = (statistics.median(v) for v in (events, end_to_end, grader))
+    timed_by, counted = TimedBy.EVENTS, events
+    if w_ms > e_ms * (1 + HOST_WORK_SHARE) + HOST_WORK_MIN_MS:
+        timed_by, counted = TimedBy.END_TO_END, end_to_end
+    allowed_ms = max(g_ms - max(calibration.noise_ms, NOISE_FLOOR_MS), 0.0)
+    forged = w_ms < FORGED_SHARE * allowed_ms
+    if statistics.median(counted) < allowed_ms / FORGERY_GAIN:
+        timed_by, counted = TimedBy.GRADER_CLOCK, grader
+    return Attribution(timed_by, tuple(counted), e_ms, w_ms, g_ms, forged)
+
+
+def _iqr(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q3 - q1

@@ -154,46 +154,119 @@ class CallFailed(Exception):
         self.code = code
 
 
-def do_time(cmd: dict, submission: Submission, cp, channel: socket.socket | None) -> dict:
-    from grader.l2flush import L2Flush
-    from grader.timing import TimingPolicy, event_sampler, harness_seconds, measure
+class Timer:
+    """One timed sample a request, taken the same way with or without solve: the flush, the start
+    event, solve (or nothing), the end event, then the device awaited (timing.event_sampler), with this
+    process's clock around it all. The grader times each request with its own clock too."""
 
-    handles = Handles(channel, cmd["args"])
+    def __init__(self, cp, flush_bytes: int):
+        from grader.l2flush import L2Flush
+        from grader.timing import event_sampler
+        self.cp, self.event_sampler = cp, event_sampler
+        self.flush = L2Flush(cp, flush_bytes)
+        self.noop = event_sampler(cp, self.flush, lambda: None, cp.cuda.runtime.deviceSynchronize)
 
-    def launch() -> None:
-        submission.entry(*args)
+    def sampler(self, launch, finish):
+        return self.event_sampler(self.cp, self.flush, launch, finish)
 
-    def finish() -> None:  # after the end event is queued: wait, through the submission's own runtime
-        code = submission.sync()
-        if code:
-            raise CallFailed(code)
-
-    try:
-        args = [convert(a, handles) for a in cmd["args"]]
-        flush = L2Flush(cp, cmd["flush_bytes"])  # one buffer and kernel for the calibration and the samples
-        harness_s = harness_seconds(event_sampler(cp, flush, lambda: None, cp.cuda.runtime.deviceSynchronize))
-        started = time.perf_counter()
-        samples = measure(event_sampler(cp, flush, launch, finish), TimingPolicy(**cmd["policy"]))
-        return {"ok": True, "samples_ms": samples, "wall_s": time.perf_counter() - started, "harness_s": harness_s}
-    except CallFailed as failed:
-        return error_reply(submission, failed.code)
-    finally:
-        handles.close()
+    @staticmethod
+    def sample(sampler) -> dict:
+        began = time.perf_counter()
+        ms = sampler()
+        return {"ok": True, "ms": ms, "wall_s": time.perf_counter() - began}
 
 
-def serve(commands, results, submission: Submission, cp, channel: socket.socket | None) -> None:
-    ops = {"call": do_call, "time": do_time, "ping": lambda *_: {"ok": True, "pong": True}}
+class Session:
+    """The buffers and the sampler of one timed case: opened by `time`, sampled by `sample`, closed by `end`."""
+
+    def __init__(self, cmd: dict, submission: Submission, channel: socket.socket | None, timer: Timer):
+        self.handles = Handles(channel, cmd["args"])
+        try:
+            args = [convert(a, self.handles) for a in cmd["args"]]
+        except Exception:
+            self.handles.close()
+            raise
+
+        def finish() -> None:  # after the end event is queued: wait, through the submission's own runtime
+            code = submission.sync()
+            if code:
+                raise CallFailed(code)
+
+        self.sampler = timer.sampler(lambda: submission.entry(*args), finish)
+
+    def close(self) -> None:
+        self.handles.close()
+
+
+class Served:
+    """What the requests after the library's load share: the submission, the timer, the open session."""
+
+    def __init__(self, submission: Submission, cp, channel: socket.socket | None, timer: Timer | None):
+        self.submission, self.cp, self.channel, self.timer = submission, cp, channel, timer
+        self.session: Session | None = None
+
+    def call(self, cmd: dict) -> dict:
+        return do_call(cmd, self.submission, self.cp, self.channel)
+
+    def time(self, cmd: dict) -> dict:
+        self.end(cmd)
+        if self.timer is None:
+            return {"ok": False, "internal": "this worker was started without a timer (--flush-bytes)"}
+        self.session = Session(cmd, self.submission, self.channel, self.timer)
+        return {"ok": True, "timing": True}
+
+    def sample(self, cmd: dict) -> dict:
+        if self.timer is None or (self.session is None and not cmd.get("noop")):
+            return {"ok": False, "internal": "a sample asked for with no timer or no timing opened"}
+        if cmd.get("noop"):
+            return Timer.sample(self.timer.noop)
+        try:
+            return Timer.sample(self.session.sampler)
+        except CallFailed as failed:
+            self.end(cmd)
+            return error_reply(self.submission, failed.code)
+
+    def end(self, cmd: dict) -> dict:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        return {"ok": True, "pong": True}
+
+
+def serve(commands, results, served: Served) -> None:
+    ops = {"call": served.call, "time": served.time, "sample": served.sample, "end": served.end,
+           "ping": lambda _: {"ok": True, "pong": True}}
     for line in commands:
         cmd = json.loads(line)
         if cmd["op"] == "exit":
             return
         try:
-            reply = ops[cmd["op"]](cmd, submission, cp, channel)
+            reply = ops[cmd["op"]](cmd)
         except Exception:
             reply = {"ok": False, "internal": traceback.format_exc(limit=4)}
-        reply["id"] = cmd.get("id", 0)  # the answer names its request: the grader rejects any other line
-        results.write(json.dumps(reply) + "\n")
-        results.flush()
+        answer(results, reply, cmd.get("id", 0))
+
+
+def answer(results, reply: dict, request_id: int) -> None:
+    reply["id"] = request_id  # the answer names its request: the grader rejects any other line
+    results.write(json.dumps(reply) + "\n")
+    results.flush()
+
+
+def calibrate(commands, results, timer: Timer | None) -> int | None:
+    """Before the library is loaded: answer no-op samples, which the grader times to learn what a sample
+    costs with nothing in it, until it asks for the load (its request's id, to answer when loaded), or
+    None where it asked the worker to exit."""
+    for line in commands:
+        cmd = json.loads(line)
+        if cmd["op"] == "load":
+            return cmd.get("id", 0)
+        if cmd["op"] == "exit":
+            return None
+        reply = Timer.sample(timer.noop) if cmd["op"] == "sample" and timer else {
+            "ok": False, "internal": f"{cmd['op']!r} before the library is loaded"}
+        answer(results, reply, cmd.get("id", 0))
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -206,23 +279,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results-fd", type=int, required=True)
     parser.add_argument("--handles-fd", type=int, default=-1,
                         help="a unix socket the GPU buffers' descriptors arrive on (-1: none)")
+    parser.add_argument("--flush-bytes", type=int, default=0,
+                        help="time samples, flushing this many bytes of L2 before each; first answer no-op "
+                             "samples until the grader asks for the load (0: no timing)")
     opts = parser.parse_args(argv)
     commands = os.fdopen(opts.commands_fd, "r")
     results = os.fdopen(opts.results_fd, "w")
     channel = socket.socket(fileno=opts.handles_fd) if opts.handles_fd >= 0 else None
+    load_id, timer = 0, None
     try:
         import cupy as cp
         cp.cuda.runtime.setDevice(0)
         cp.cuda.runtime.free(0)  # create the context before the submission's runtime looks for it
+        if opts.flush_bytes:
+            timer = Timer(cp, opts.flush_bytes)
+            answer(results, {"ok": True, "runtime": True, "pid": os.getpid()}, 0)
+            load_id = calibrate(commands, results, timer)
+            if load_id is None:
+                return
         submission = Submission(opts.library, opts.entry, opts.sync_symbol, opts.error_symbol)
         submission.canary = cp.cuda.Memory(256)  # freed by a device reset, which is how one is noticed
     except Exception:
-        results.write(json.dumps({"id": 0, "ok": False, "internal": traceback.format_exc(limit=4)}) + "\n")
-        results.flush()
+        answer(results, {"ok": False, "internal": traceback.format_exc(limit=4)}, load_id)
         sys.exit(3)
-    results.write(json.dumps({"id": 0, "ok": True, "ready": True, "pid": os.getpid()}) + "\n")
-    results.flush()
-    serve(commands, results, submission, cp, channel)
+    answer(results, {"ok": True, "ready": True, "pid": os.getpid()}, load_id)
+    serve(commands, results, Served(submission, cp, channel, timer))
 
 
 if __name__ == "__main__":

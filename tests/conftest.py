@@ -133,10 +133,12 @@ class CorpusFile:
 
 
 def corpus(backend: str) -> list[CorpusFile]:
-    """Every challenge's reference ladder (`levels/`) and wrong submissions (`wrong/`; matmul's are in
-    tests/submissions/), as far as `backend` promises a verdict."""
+    """Every challenge's reference ladder (`levels/`) and wrong submissions (`wrong/`), and the submissions
+    in tests/submissions/ (matmul's at its top, another challenge's in a folder named after it), as far
+    as `backend` promises a verdict."""
     files = [CorpusFile("matmul", p) for p in sorted(SUBMISSIONS.glob("*.cu"))]
     for slug in spec.list_challenges(CHALLENGES):
+        files += [CorpusFile(slug, p) for p in sorted((SUBMISSIONS / slug).glob("*.cu"))]
         for folder in ("levels", "wrong"):
             files += [CorpusFile(slug, p) for p in sorted((CHALLENGES / slug / folder).glob("*.cu"))]
     return [f for f in files if backend in backends(f.path)]

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import pipeline
+from grader import pipeline, timing
 from grader.results import Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, corpus, expectation, read
+from conftest import NAIVE, SUBMISSIONS, corpus, expectation, read, text_source
 
 pytestmark = pytest.mark.gpu
 
@@ -54,13 +54,39 @@ def test_submit_times_the_naive_kernel(matmul, cuda_backend, tmp_path):
     assert {"functional", "randomized", "timed", "recheck"} <= kinds
 
 
-def test_work_left_running_on_a_side_stream_is_not_timed_and_the_timing_is_rejected(matmul, cuda_backend, tmp_path):
-    """The end event is queued as solve returns, on the default stream, and the device is awaited only
-    after it (so the host's synchronization is not timed). A kernel on a non-blocking stream escapes the
-    events: correct results, but a median of almost nothing against a worker's clock that waited for
-    every call, so the timing is rejected (the roofline or the wall-clock check, whichever sees it first)."""
+def test_work_left_running_on_a_side_stream_is_timed_end_to_end(matmul, cuda_backend, tmp_path):
+    """The end event is queued as solve returns, on the default stream; a kernel on a non-blocking stream
+    escapes the events, but not the clocks around the whole sample (the worker's, which waits for the
+    device, and the grader's): the kernel's time is counted, ACCEPTED, within 10% of the plain naive kernel's."""
     path = Path(__file__).resolve().parent / "hostile" / "side_stream_left_running.cu"
-    report = pipeline.grade(read(path, "side_stream.cu"), matmul, cuda_backend,
-                            pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.3, time_baseline=False))
+    options = pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.3, time_baseline=False)
+    report = pipeline.grade(read(path, "side_stream.cu"), matmul, cuda_backend, options)
+    assert report.verdict is Verdict.ACCEPTED, report.message
+    honest = pipeline.grade(read(NAIVE, "naive.cu"), matmul, cuda_backend, options)
+    for side, plain in zip(report.performance, honest.performance):
+        assert side.timing.timed_by is not timing.TimedBy.EVENTS, side.timing
+        assert side.stats.median_ms >= plain.stats.median_ms / 1.1, (side.stats.median_ms, plain.stats.median_ms)
+
+
+FORGER = Path(__file__).resolve().parent / "hostile" / "forges_timing_in_the_worker.cu"
+
+
+def test_a_worker_rewritten_to_report_a_third_of_the_time_is_caught(matmul, cuda_backend, tmp_path):
+    options = pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.3, time_baseline=False)
+    report = pipeline.grade(read(FORGER, "forger.cu"), matmul, cuda_backend, options)
     assert report.verdict is Verdict.IMPOSSIBLE_TIMING, report.message
-    assert all(c.verdict is Verdict.ACCEPTED for c in report.cases), report.message
+    assert "rewriting the worker's answers" in report.message
+
+
+def test_a_forgery_within_reach_gains_at_most_ten_percent(matmul, cuda_backend, tmp_path):
+    """Both of the worker's clocks scaled to 0.8: not evidence enough for a verdict (a busy host can slow
+    the channel), so the grader's clock counts: within 10% of the honest kernel's time (3% run to run)."""
+    options = pipeline.Options(Mode.SUBMIT, 11, tmp_path, timing_budget_s=0.5, time_baseline=False)
+    subtle = FORGER.read_text().replace("FORGED_SHARE = 0.3;", "FORGED_SHARE = 0.8;")
+    assert subtle != FORGER.read_text()
+    forged = pipeline.grade(text_source(subtle, "forger.cu"), matmul, cuda_backend, options)
+    honest = pipeline.grade(read(NAIVE, "naive.cu"), matmul, cuda_backend, options)
+    assert forged.verdict is Verdict.ACCEPTED and honest.verdict is Verdict.ACCEPTED, forged.message
+    for f, h in zip(forged.performance, honest.performance):
+        assert f.timing.timed_by is timing.TimedBy.GRADER_CLOCK, f.timing
+        assert f.stats.median_ms >= h.stats.median_ms / (timing.FORGERY_GAIN * 1.03), (f.stats.median_ms, h.stats.median_ms)

@@ -36,7 +36,7 @@ def grade_report(verdict=Verdict.ACCEPTED, cases=None, performance=(), message="
 def perf() -> PerformanceResult:
     return PerformanceResult("leetgpu 8192×6144×4096", {"M": 8192, "N": 6144, "K": 4096}, 2 * 8192 * 6144 * 4096,
                              Verdict.ACCEPTED, "", summarize([81.6, 81.7, 81.5]), summarize([8.14, 8.15, 8.13]),
-                             66908.0, 3.0)
+                             66908.0)
 
 
 def rendered(r: GradeReport, width: int = 220) -> str:
@@ -124,7 +124,7 @@ def test_json_carries_the_level_of_each_shape():
 def memory_bound_perf() -> PerformanceResult:
     """vector add of 2^25 floats: 402,653,184 bytes in 0.110 ms is 3,660 GB/s, 89% of 4,100 GB/s."""
     return PerformanceResult("large 33554432", {"N": 33554432}, None, Verdict.ACCEPTED, "",
-                             summarize([0.110, 0.111, 0.109]), summarize([0.175, 0.176, 0.174]), 66908.0, 1.0,
+                             summarize([0.110, 0.111, 0.109]), summarize([0.175, 0.176, 0.174]), 66908.0,
                              12 * 33554432, 4100.0)
 
 
@@ -212,3 +212,16 @@ def test_a_wide_terminal_shows_every_figure():
     for header in ("max scaled err", "rel. Frobenius", "call ms", "IQR", "GFLOP/s", "cuBLAS FP32 ms", "% FP32 peak",
                    "reps"):
         assert header in text
+
+
+def test_a_time_not_from_the_events_says_which_clock_and_why():
+    from grader.timing import Sources, TimedBy
+    host = dataclasses.replace(perf(), timing=Sources(TimedBy.END_TO_END, 0.0299, 0.509, 0.512))
+    text = " ".join(rendered(grade_report(performance=[host])).split())
+    assert "timed end to end: solve took 0.509 ms a call, of which its GPU work took 0.0299 ms; the other 0.479 ms" in text
+    clock = dataclasses.replace(perf(), timing=Sources(TimedBy.GRADER_CLOCK, 0.5, 0.5, 1.0))
+    assert "timed by the grader's own clock (1 ms a call)" in " ".join(rendered(grade_report(performance=[clock])).split())
+    events = dataclasses.replace(perf(), timing=Sources(TimedBy.EVENTS, 81.6, 81.7, 81.8))
+    assert "note:" not in rendered(grade_report(performance=[events]))
+    assert json.loads(report.as_json(grade_report(performance=[host])))["performance"][0]["timing"] == {
+        "timed_by": "end to end", "events_ms": 0.0299, "end_to_end_ms": 0.509, "grader_ms": 0.512}

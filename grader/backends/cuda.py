@@ -67,7 +67,7 @@ class CudaBackend:
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
         box = sandboxes.with_memory(sandboxes.given(self.sandbox), worker_memory_bytes(challenge, self.name))
-        return run.python_worker(built.artifact, challenge.entry, box)
+        return run.python_worker(built.artifact, challenge.entry, box, flush_bytes=self.flush_bytes)
 
     def buffer(self, name, shape, dtype) -> DeviceBuffer:
         return DeviceBuffer(self.cp, name, shape, dtype)

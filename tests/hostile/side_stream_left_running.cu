@@ -2,10 +2,10 @@
 // backends: cuda
 // Launches the correct naive kernel on its own non-blocking stream and returns without waiting.
 // Correct: the grader synchronizes the whole device after solve, before checking, so the result is
-// complete when read (this corpus grades correctness). Timed (`grader submit`), it is rejected: the end
-// event is queued on the default stream as solve returns, which a non-blocking stream does not wait
-// for, so the kernel escapes the timing and the worker's clock disagrees (IMPOSSIBLE_TIMING;
-// tests/test_gpu_grading.py).
+// complete when read (this corpus grades correctness). Timed (`grader submit`), the kernel escapes the
+// events (the end event is queued on the default stream as solve returns, which a non-blocking stream
+// does not wait for) but not the clocks around the whole sample: it is timed end to end, its real time
+// (tests/test_gpu_grading.py).
 #include <cuda_runtime.h>
 
 constexpr int BLOCK = 16;
