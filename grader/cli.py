@@ -71,25 +71,42 @@ class RichProgress:
         self.bar.advance(self.task)
 
 
-def _fail(terminal: Terminal, error: GraderError) -> None:
+def _fail(terminal: Terminal, error: GraderError, as_json: bool = False, **extra) -> None:
+    """The error on stderr, and its exit code; with --json also as a JSON object on stdout, so a script
+    reading stdout always gets JSON: `error`, `hint`, `exit_code`, and whatever `extra` the command adds."""
     terminal.err.print(f"[bold red]error:[/] {error.message}", highlight=False)
     if error.hint:
         terminal.err.print(f"[dim]hint:[/] {error.hint}", highlight=False)
+    if as_json:
+        click.echo(error_json(error.message, error.hint, error.exit_code, **extra))
     sys.exit(int(error.exit_code))
 
 
+def error_json(message: str, hint: str | None, code: ExitCode, **extra) -> str:
+    return json.dumps({**extra, "error": message, "hint": hint, "exit_code": int(code)}, indent=2)
+
+
+def _wants_json(kwargs: dict) -> bool:
+    """Whether the command was asked for JSON on stdout (--json, or --format json without --output)."""
+    return bool(kwargs.get("as_json")) or (kwargs.get("fmt") == "json" and kwargs.get("output") is None)
+
+
 def handle_errors(command):
-    """GraderErrors become a message and their exit code; anything else is a grader bug."""
+    """GraderErrors become a message and their exit code; anything else is a grader bug. A command
+    asked for JSON answers with a JSON error object too."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         terminal = click.get_current_context().obj or Terminal()
+        as_json = _wants_json(kwargs)
         try:
             return command(*args, **kwargs)
         except GraderError as error:
-            _fail(terminal, error)
+            _fail(terminal, error, as_json)
         except KeyboardInterrupt:
             terminal.err.print("interrupted")
+            if as_json:
+                click.echo(error_json("interrupted", None, ExitCode.INTERRUPTED))
             sys.exit(int(ExitCode.INTERRUPTED))
         except (SystemExit, click.exceptions.Exit, click.ClickException):
             raise
@@ -98,9 +115,29 @@ def handle_errors(command):
                 terminal.err.print(traceback.format_exc(), markup=False, highlight=False, soft_wrap=True)
             terminal.err.print("[bold red]internal error[/] in the grader (not your submission). "
                                "Re-run with --debug for the traceback and please report it.")
+            if as_json:
+                click.echo(error_json("internal error in the grader (not your submission)",
+                                      "re-run with --debug for the traceback and please report it", ExitCode.INTERNAL))
             sys.exit(int(ExitCode.INTERNAL))
 
     return wrapper
+
+
+class GraderCommand(click.Command):
+    """A command whose --json holds on a mistyped command line too: click's usage error (an unknown
+    option, a bad value) goes to stderr as always, and, where --json was asked for, a JSON error object
+    to stdout, where a script reads."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        asked = "--json" in args or any(a == "--format=json" or (a == "--format" and b == "json")
+                                        for a, b in zip(args, args[1:] + [""]))
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            if asked:
+                click.echo(error_json(error.format_message(), f"`{ctx.command_path} --help` lists the options",
+                                      ExitCode.USAGE))
+            raise
 
 
 DEBUG_KEY = "grader.debug"
@@ -121,6 +158,8 @@ class GraderGroup(click.Group):
     """Gives every subcommand `--debug`, so `grader run --debug FILE` works as well as `grader --debug run
     FILE`: people add the flag where they are typing, at the end."""
 
+    command_class = GraderCommand
+
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         cmd.params.append(debug_option())
         super().add_command(cmd, name)
@@ -136,11 +175,14 @@ def cli(ctx: click.Context) -> None:
     time against the vendor library.
 
     \b
-    Exit codes: 0 accepted / done, 1 graded and not accepted, 2 bad usage,
+    Exit codes: 0 accepted / done, 1 graded and not accepted, 2 bad usage (an option,
+    file, challenge or port to change; a class server's refusal that retrying cannot help),
     3 invalid challenge definition, 4 nothing here can run it (no GPU, no nvcc, or UNSUPPORTED
     by the emulator), 5 results database missing, locked or damaged, 6 class server unreachable
     or busy (retry later), 70 internal error,
     130 interrupted.
+    With --json (or --format json), stdout is JSON whatever happens: an error is an object
+    with error, hint and exit_code.
     """
     ctx.obj = ctx.obj or Terminal()
 
@@ -179,8 +221,9 @@ def grading_options(command):
     options = [
         click.argument("file", type=click.Path(path_type=Path)),  # check_source says what is wrong with it
         click.option("--challenge", "slug", default=None,
-                     help="Challenge to grade against. Default: the one whose solve signature the file has "
-                          "(matmul when none or several match)."),
+                     help="Challenge to grade against. Default: the one whose solve signature the file has; "
+                          "when several have it, the file is refused (exit 2); when none has, matmul, said in a "
+                          "warning line."),
         challenges_option,
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                      help="Seed for random shapes and values; the report prints the one used. Default: fresh."),
@@ -417,7 +460,9 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
     """Print the reference ladder of SLUG measured on this GPU (cached; --remeasure to redo).
 
     Each level is graded like a submission, its performance cases timed for up to 1 s each
-    (--timing-budget to change); the levels compile in parallel while the first ones are measured."""
+    (--timing-budget to change); the levels compile in parallel while the first ones are measured.
+    Without a GPU: the ladder's levels unmeasured, why, and exit 4 (--json: an object with the
+    challenge, its levels, and the error, hint and exit code)."""
     from grader import ladder
     from grader.backends.cuda import CudaBackend
     from grader.errors import BackendUnavailable
@@ -428,9 +473,13 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
     try:
         gpu = CudaBackend(nvcc)
     except BackendUnavailable as error:
+        unmeasured = BackendUnavailable(f"measuring the ladder needs a GPU: {error.message}", error.hint)
         if not as_json:
             report.render_ladder_definition(challenge, terminal.out)
-        raise BackendUnavailable(f"measuring the ladder needs a GPU: {error.message}", error.hint)
+            raise unmeasured from error
+        levels = [{"level": level.number, "name": level.name, "needs": level.needs, "technique": level.technique}
+                  for level in challenge.levels]
+        _fail(terminal, unmeasured, True, challenge=slug, gpu=None, measured=False, levels=levels)
     measured = None if remeasure else ladder.load(cache_dir, challenge, gpu.environment())
     if measured is None:
         with RichProgress(terminal.err) as progress:
@@ -766,7 +815,8 @@ def _serving_lock(db: Path):
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
               envvar="GRADER_DB", help="The class's results database (roster, queue, runs); created if missing.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: a free one, printed). One in use is refused before anything starts (exit 2).")
 @backend_option
 @engine_options
 @click.option("--challenge", "slugs", multiple=True, help="Serve only this challenge (repeatable; default: all).")
@@ -812,8 +862,8 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
 
     challenges = _challenges_served(challenges_dir, slugs)
     limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    with _serving_lock(db), store.Store.open(db) as results:
+    with _serving_lock(db), apps.listening_socket(host, port) as listener, store.Store.open(db) as results:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         returned = queue.requeue_running(results)
         if returned:
             terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
@@ -827,11 +877,16 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
             dispatcher = dispatch.Dispatcher(db, engine, served)
             settings = apps.Settings(db, challenges, limits, engine.describe())
             application = apps.create_app(settings, dispatcher)
-            terminal.err.print(f"serving {', '.join(challenges)} at http://{host}:{port}/ (Ctrl-C stops; queued jobs "
-                               "wait for the next start)", highlight=False)
-            uvicorn.run(application, host=host, port=port, log_level="warning", access_log=False)
+            where = f"[{host}]" if ":" in host else host
+            terminal.err.print(f"serving {', '.join(challenges)} at http://{where}:{listener.getsockname()[1]}/ "
+                               "(Ctrl-C stops; queued jobs wait for the next start)", highlight=False)
+            server = uvicorn.Server(uvicorn.Config(application, log_level="warning", access_log=False))
+            with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server is stopped: not an error
+                server.run(sockets=[listener])
         finally:
             engine.close()
+    if not server.started:  # uvicorn logged why; its own exit code (3) means "invalid challenge" here
+        raise RuntimeError("the web server did not start")
 
 
 @cli.group(cls=GraderGroup)
@@ -847,17 +902,26 @@ roster_db = click.option("--db", type=click.Path(dir_okay=False, path_type=Path,
 @click.argument("name")
 @roster_db
 @click.option("--instructor", is_flag=True, help="An instructor: sees the gradebook and every report.")
-@click.option("--new-token", is_flag=True, help="NAME is on the roster already: give them a new token (the old one stops working).")
+@click.option("--new-token", is_flag=True,
+              help="NAME is on the roster already and lost their token: replace it (the old one stops working; "
+                   "their role stays). A name not on the roster is refused, not added.")
 @click.pass_obj
 @handle_errors
 def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_token: bool) -> None:
-    """Add NAME and print their token on the last line (shown once: only its hash is kept)."""
+    """Add NAME and print their token on the last line (shown once: only its hash is kept). A name on
+    the roster already is refused unless --new-token."""
     from grader.classroom import roster as people
 
+    role = people.Role.INSTRUCTOR if instructor else people.Role.STUDENT
     with store.Store.open(db) as results:
-        added = people.add(results, name, people.Role.INSTRUCTOR if instructor else people.Role.STUDENT, new_token)
-    terminal.err.print(f"{added.person.role.value} {name} added to {db}; their token (give it to them, it is not "
-                       "shown again):", highlight=False, markup=False)
+        if new_token:
+            added = people.new_token(results, name, role if instructor else None)
+            said = (f"{name} ({added.person.role.value}) is on the roster of {db} already: their token is replaced, "
+                    "the old one no longer works; the new one (give it to them, it is not shown again):")
+        else:
+            added = people.add(results, name, role)
+            said = f"{role.value} {name} added to {db}; their token (give it to them, it is not shown again):"
+    terminal.err.print(said, highlight=False, markup=False)
     click.echo(added.token)
 
 

@@ -11,7 +11,10 @@ class ExitCode(enum.IntEnum):
     REJECTED = 1
     """The submission was graded and not accepted (any verdict but ACCEPTED and UNSUPPORTED)."""
     USAGE = 2
-    """The command line was wrong: unknown option, missing file, unknown challenge."""
+    """The command line was wrong: unknown option, missing file, unknown challenge, a port already in use
+    (`serve`), a file in a batch whose challenge its signature does not tell (`grade`: pass --challenge).
+    Also what a class server refuses for good, so that trying again cannot help: a bad token, or a file
+    it will not take (too large, HTTP 413; not CUDA source)."""
     BAD_CHALLENGE = 3
     """A challenge definition (challenge.yaml, reference.py) is invalid."""
     NO_BACKEND = 4
@@ -21,7 +24,7 @@ class ExitCode(enum.IntEnum):
     """The results database is missing, locked or damaged."""
     SERVER = 6
     """`grader submit --server`: the class server cannot be reached, failed, or turned the submission
-    away for now (a submission of yours still waiting, the hourly cap): try again later."""
+    away for now (HTTP 429: a submission of yours still waiting, the hourly cap): try again later."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""
     INTERNAL = 70

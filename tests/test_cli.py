@@ -227,3 +227,117 @@ def test_show_fits_80_columns_without_breaking_a_code_line(slug):
     prototype = " ".join(shown[signature:shown.index(next(l for l in shown[signature:] if l.startswith("tolerance")))])
     assert " ".join(prototype.split()).startswith(f'signature extern "C" void solve(')
     assert all(f"{p.ctype.text} {p.name}" in prototype for p in cli.spec.load(CHALLENGES, slug).params)
+
+
+def test_serve_on_a_port_in_use_says_so_before_serving_and_exits_2(tmp_path):
+    """It printed "serving at …", then errno 98 from uvicorn, and exited 3 ("invalid challenge")."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result, out, err = invoke("serve", "--db", str(tmp_path / "class.sqlite3"), "--port", str(port),
+                                  "--backend", "emulator", "--sandbox", "off")
+    assert result.exit_code == ExitCode.USAGE, err
+    assert f"port {port} is in use on 127.0.0.1: pick another with --port" in " ".join(err.split())
+    assert "serving" not in err and "grading process" not in err, "refused before the engine starts"
+
+
+def test_serve_on_an_address_this_machine_lacks_is_a_usage_error(tmp_path):
+    result, _, err = invoke("serve", "--db", str(tmp_path / "class.sqlite3"), "--host", "192.0.2.1",
+                            "--backend", "emulator", "--sandbox", "off")
+    assert result.exit_code == ExitCode.USAGE and "not an address of this machine" in err
+
+
+JSON_ERRORS = ["show, unknown challenge", "show, unknown option", "list, broken challenge", "run, missing file",
+               "submit, not a .cu file", "submit, server unreachable", "roster list, no database",
+               "leaderboard, no database", "leaderboard, bad format value"]
+
+
+def _json_error_cases(tmp_path):
+    broken = tmp_path / "challenges"
+    (broken / "broken").mkdir(parents=True)
+    (broken / "broken" / "challenge.yaml").write_text("slug: broken\n")
+    source = tmp_path / "mine.cu"
+    source.write_text(NAIVE.read_text())
+    missing_db = str(tmp_path / "none.sqlite3")
+    return {
+        "show, unknown challenge": (["show", "sorting", "--json"], ExitCode.USAGE),
+        "show, unknown option": (["show", "matmul", "--json", "--colour"], ExitCode.USAGE),
+        "list, broken challenge": (["list", "--json", "--challenges-dir", str(broken)], ExitCode.BAD_CHALLENGE),
+        "run, missing file": (["run", str(tmp_path / "nope.cu"), "--json"], ExitCode.USAGE),
+        "submit, not a .cu file": (["submit", str(tmp_path), "--json"], ExitCode.USAGE),
+        "submit, server unreachable": (["submit", str(source), "--json", "--server", "http://127.0.0.1:9", "--token",
+                                        "t"], ExitCode.SERVER),
+        "roster list, no database": (["roster", "list", "--json", "--db", missing_db], ExitCode.DATABASE),
+        "leaderboard, no database": (["leaderboard", "--format", "json", "--db", missing_db], ExitCode.DATABASE),
+        "leaderboard, bad format value": (["leaderboard", "--format", "json", "--gpu"], ExitCode.USAGE),
+    }
+
+
+@pytest.mark.parametrize("case", JSON_ERRORS)
+def test_json_is_json_on_the_error_paths_too(case, tmp_path):
+    cases = _json_error_cases(tmp_path)
+    assert sorted(cases) == sorted(JSON_ERRORS)
+    args, code = cases[case]
+    result, _, err = invoke(*args)
+    assert result.exit_code == code, err
+    answer = json.loads(result.stdout)
+    assert answer["exit_code"] == code and answer["error"] and "hint" in answer
+
+
+def test_levels_json_without_a_gpu_is_the_ladder_and_why_it_is_not_measured():
+    """`grader levels --json` without a GPU printed nothing."""
+    _skip_if_gpu()
+    result, _, err = invoke("levels", "matmul", "--json")
+    assert result.exit_code == ExitCode.NO_BACKEND, err
+    answer = json.loads(result.stdout)
+    assert answer["challenge"] == "matmul" and answer["measured"] is False and answer["gpu"] is None
+    assert [level["level"] for level in answer["levels"]] == list(range(1, 8))
+    assert answer["levels"][1]["name"] == "shared-memory tiling"
+    assert answer["error"].startswith("measuring the ladder needs a GPU") and answer["exit_code"] == 4
+
+
+def test_roster_add_new_token_replaces_the_token_of_someone_on_the_roster_only(tmp_path):
+    """`--new-token` said "added" for a student on the roster; for a name not on it, it added a stranger."""
+    from grader import store
+    from grader.classroom import roster
+
+    db = str(tmp_path / "class.sqlite3")
+    first, _, _ = invoke("roster", "add", "alice", "--db", db)
+    again, _, err = invoke("roster", "add", "alice", "--db", db)
+    assert again.exit_code == ExitCode.USAGE and "on the roster already" in err and "--new-token" in err
+    replaced, _, err = invoke("roster", "add", "alice", "--db", db, "--new-token")
+    assert replaced.exit_code == 0, err
+    said = " ".join(err.split())
+    assert "alice (student) is on the roster" in said and "their token is replaced, the old one no longer works" in said
+    assert "added" not in said
+    old, new = first.stdout.strip(), replaced.stdout.strip()
+    stranger, _, err = invoke("roster", "add", "alicee", "--db", db, "--new-token")
+    assert stranger.exit_code == ExitCode.USAGE and "alicee is not on the roster: nothing changed" in err
+    invoke("roster", "add", "prof", "--db", db, "--instructor")
+    promoted, _, err = invoke("roster", "add", "alice", "--db", db, "--new-token", "--instructor")
+    assert promoted.exit_code == ExitCode.USAGE and "as student, not instructor" in err
+    kept, _, _ = invoke("roster", "add", "prof", "--db", db, "--new-token")
+    with store.Store.open(tmp_path / "class.sqlite3") as results:
+        assert roster.authenticate(results, old) is None and roster.authenticate(results, new).name == "alice"
+        assert roster.authenticate(results, kept.stdout.strip()).role is roster.Role.INSTRUCTOR
+        assert [p.name for p in roster.people(results)] == ["alice", "prof"]
+
+
+@pytest.mark.parametrize("status, code", [(413, ExitCode.USAGE), (400, ExitCode.USAGE), (401, ExitCode.USAGE),
+                                          (429, ExitCode.SERVER), (503, ExitCode.SERVER)])
+def test_a_class_server_s_refusal_exits_6_only_when_trying_again_can_help(status, code):
+    """A file too large (413) stays too large: exit 2, as any file the grader will not take; the hourly
+    cap or a submission still waiting (429) passes: exit 6, try again later."""
+    import httpx
+
+    from grader.classroom import client
+    from grader.errors import GraderError
+
+    answer = httpx.MockTransport(lambda request: httpx.Response(status, json={"error": "no", "hint": None}))
+    remote = client.Client(client.Login("http://class", "token"), transport=answer)
+    with pytest.raises(GraderError) as refused:
+        remote.submit("mine.cu", b"x", None)
+    assert refused.value.exit_code == code

@@ -57,3 +57,38 @@ def test_local_links_in_the_readme_and_the_design_resolve_inside_the_repository(
 
 def test_the_readme_points_at_the_design():
     assert "](docs/DESIGN.md)" in README
+
+
+def _said(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_what_the_docs_say_of_a_file_several_challenges_match_is_what_happens():
+    """README and --help said such a file falls back to matmul; it is refused, naming each --challenge."""
+    from click.testing import CliRunner
+
+    softmax = ROOT / "challenges" / "softmax" / "levels" / "1_three_passes.cu"
+    result = CliRunner().invoke(cli.cli, ["run", str(softmax), "--backend", "emulator"])
+    assert result.exit_code == 2 and "--challenge reduction" in result.output and "--challenge softmax" in result.output
+    assert "when several challenges have that signature the file is refused, exit 2" in _said(README)
+    assert "none or several" not in README
+    for command in ("run", "submit"):
+        shown = _said(CliRunner().invoke(cli.cli, [command, "--help"]).output)
+        assert "when several have it, the file is refused (exit 2)" in shown and "none or several" not in shown
+
+
+def test_what_the_readme_says_of_a_refused_upload_is_the_exit_code_the_client_gives():
+    import httpx
+    import pytest
+
+    from grader.classroom import client
+    from grader.errors import GraderError
+
+    said = _said(README)
+    assert "(HTTP 429), the client exits 6" in said and "a file too large (HTTP 413), like any file the server will " \
+                                                          "not take, exits 2" in said
+    for status, code in ((429, 6), (413, 2)):
+        answer = httpx.MockTransport(lambda request: httpx.Response(status, json={"error": "no"}))
+        with pytest.raises(GraderError) as refused:
+            client.Client(client.Login("http://class", "t"), transport=answer).submit("a.cu", b"x", None)
+        assert int(refused.value.exit_code) == code

@@ -11,6 +11,8 @@ checked inside the transaction that queues, so concurrent uploads cannot slip pa
 from __future__ import annotations
 
 import contextlib
+import errno
+import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ from starlette.routing import Route
 from grader import __version__, exitcodes, leaderboard as boards, signature, source as sources
 from grader.classroom import queue, roster
 from grader.classroom.roster import Person, Role
+from grader.errors import UsageError
 from grader.spec import Challenge
 from grader.store import Store
 from grader.verdict import Verdict
@@ -273,6 +276,35 @@ async def _api_error(request: Request, error: ApiError) -> Response:
         return _json({"error": error.message, "hint": error.hint}, error.status)
     from grader.classroom import pages
     return pages.error_page(request, error)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything says the server is serving: a port already taken
+    (errno 98), one this user may not bind or an address this machine does not have is a UsageError
+    naming the --port or --host to change, where uvicorn would log errno 98 and exit 3 (an invalid
+    challenge, by the grader's codes)."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a restart need not wait
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise _bind_error(error, host, port) from error
+    return listener
+
+
+def _bind_error(error: OSError, host: str, port: int) -> UsageError:
+    if error.errno == errno.EADDRINUSE:
+        return UsageError(f"port {port} is in use on {host}: pick another with --port",
+                          hint="or stop whatever listens there (another `grader serve`?)")
+    if error.errno == errno.EACCES:
+        return UsageError(f"this user may not listen on port {port} of {host}: pick another with --port",
+                          hint="ports below 1024 need root; serve on a high port behind a reverse proxy (SECURITY.md)")
+    if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+        return UsageError(f"cannot listen on {host}: it is not an address of this machine",
+                          hint="--host 127.0.0.1 serves this machine only, --host 0.0.0.0 every interface")
+    return UsageError(f"cannot listen on {host} port {port}: {error.strerror or error}",
+                      hint="pick another --host or --port")
 
 
 def create_app(settings: Settings, dispatcher=None) -> Starlette:

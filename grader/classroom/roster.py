@@ -57,23 +57,45 @@ def check_name(name: str) -> str:
     return name
 
 
-def add(store: Store, name: str, role: Role = Role.STUDENT, replace: bool = False) -> Added:
-    """Add a person with a fresh token; `replace` gives an existing person a new token (the old one
-    stops working), for a student who lost theirs."""
+def add(store: Store, name: str, role: Role = Role.STUDENT) -> Added:
+    """Add a person with a fresh token; a name on the roster already is refused (`new_token` replaces
+    a lost token)."""
     check_name(name)
     token, added_at = secrets.token_urlsafe(TOKEN_BYTES), now()
     try:
         with store.transaction() as db:
-            if not replace and db.execute("SELECT 1 FROM people WHERE name = ?", (name,)).fetchone():
+            if db.execute("SELECT 1 FROM people WHERE name = ?", (name,)).fetchone():
                 raise UsageError(f"{name} is on the roster already",
                                  hint=f"`grader roster add {name} --new-token` gives them a new token (the old one "
                                       "stops working)")
-            db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES (?, ?, ?, ?) "
-                       "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, role = excluded.role",
+            db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES (?, ?, ?, ?)",
                        (name, role.value, token_hash(token), added_at))
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"could not add {name} to the roster in {store.path}: {exc}") from exc
     return Added(Person(name, role, added_at), token)
+
+
+def new_token(store: Store, name: str, role: Role | None = None) -> Added:
+    """A new token for a person on the roster, for one who lost theirs: the old one stops working, and
+    their role and the date they were added stay. A name not on the roster is refused rather than
+    added (a mistyped name would otherwise let a stranger in), and so is `role` where it is not theirs
+    (a new token changes no one's role)."""
+    check_name(name)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    try:
+        with store.transaction() as db:
+            row = db.execute("SELECT role, added_at FROM people WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise UsageError(f"{name} is not on the roster: nothing changed",
+                                 hint=f"`grader roster add {name}` (without --new-token) adds them")
+            person = Person(name, Role(row["role"]), row["added_at"])
+            if role is not None and role is not person.role:
+                raise UsageError(f"{name} is on the roster as {person.role.value}, not {role.value}: nothing changed",
+                                 hint="--new-token replaces a token and keeps the role; drop --instructor")
+            db.execute("UPDATE people SET token_hash = ? WHERE name = ?", (token_hash(token), name))
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"could not give {name} a new token in {store.path}: {exc}") from exc
+    return Added(person, token)
 
 
 def authenticate(store: Store, token: str | None) -> Person | None:
