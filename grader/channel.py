@@ -74,7 +74,8 @@ _SUCCESS = {
                    "past_end": lambda v: _fits(v, _PAST_END) is None}),
     "runtime": Shape({"ok": _is(True), "runtime": _is(True)}, {"pid": _int_at_least(1)}),
     "time": Shape({"ok": _is(True), "timing": _is(True)}, {}),
-    "sample": Shape({"ok": _is(True), "ms": _finite_at_least(0.0), "wall_s": _finite_at_least(0.0)}, {}),
+    "sample": Shape({"ok": _is(True), "ms": _list_of(_finite_at_least(0.0), non_empty=True),
+                     "wall_s": _list_of(_finite_at_least(0.0), non_empty=True)}, {}),
     "ping": Shape({"ok": _is(True), "pong": _is(True)}, {}),
     "end": Shape({"ok": _is(True), "pong": _is(True)}, {}),
 }
@@ -156,10 +157,10 @@ class TimingOpened:
 
 @dataclass(frozen=True)
 class Sampled:
-    """One timed sample: the events' milliseconds and the worker's clock around the whole sample."""
+    """Timed samples: each one's events' milliseconds and the worker's clock around the whole sample."""
 
-    ms: float
-    wall_s: float
+    ms: tuple[float, ...]
+    wall_s: tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,9 @@ def _typed(op: str, message: dict) -> Answer:
     if op == "time":
         return TimingOpened()
     if op == "sample":
-        return Sampled(float(message["ms"]), float(message["wall_s"]))
+        if len(message["ms"]) != len(message["wall_s"]):
+            raise Malformed("an answer to 'sample' with as many times as clocks")
+        return Sampled(tuple(map(float, message["ms"])), tuple(map(float, message["wall_s"])))
     return Ponged()
 
 

@@ -417,17 +417,18 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         backend.free_memory()
 
 
-def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Sample]:
-    """The timed samples of one case, each its own request timed by the grader's clock; the grader decides
-    when to stop (timing.measure). Warm-up samples are taken and left out. Raises _SampleFailed."""
+def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Batch]:
+    """The timed samples of one case, asked for in batches, each request timed by the grader's clock; the
+    grader decides how many (timing.measure_batches). The warm-up batch is left out. Raises _SampleFailed."""
     c, worker = state.challenge, state.worker
     whole = run.CallLimit(policy.budget_s + (policy.warmup_calls + policy.floor_calls) * c.limits.case_s + GRACE_S,
                           f"the timing budget of {policy.budget_s:g} s plus {c.limits.case_s:g} s for each warm-up and "
                           "minimum call")
-    one_call = run.CallLimit(c.limits.case_s, "the challenge's limit for one call (limits.case_s)")
     deadline = state.clock() + _timeout(state, whole).seconds
 
-    def bounded() -> _Timeout:
+    def bounded(calls: int) -> _Timeout:
+        one_call = run.CallLimit(calls * c.limits.case_s, f"the challenge's limit of {c.limits.case_s:g} s a call "
+                                                          f"(limits.case_s), for {calls} call{'s' if calls > 1 else ''}")
         left = deadline - state.clock()
         return _timeout(state, one_call if left >= one_call.seconds else run.CallLimit(max(left, 0.0), whole.why))
 
@@ -437,18 +438,18 @@ def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Sample]:
             raise _SampleFailed(failed)
         return reply
 
-    answered(worker.open_timing(cases.worker_args(c, case), bounded().seconds), bounded())
-    taken: list[timing.Sample] = []
+    answered(worker.open_timing(cases.worker_args(c, case), bounded(1).seconds), bounded(1))
+    taken: list[timing.Batch] = []
 
-    def sample_ms() -> float:
-        timeout = bounded()
-        reply = answered(worker.sample(timeout.seconds), timeout)
-        taken.append(timing.Sample(reply.data.ms, reply.data.wall_s, reply.seconds))
-        return reply.data.ms
+    def fetch(count: int) -> list[float]:
+        timeout = bounded(count)
+        reply = answered(worker.sample(timeout.seconds, count), timeout)
+        taken.append(timing.Batch(reply.data.ms, reply.data.wall_s, reply.seconds))
+        return list(reply.data.ms)
 
-    measured = timing.measure(sample_ms, policy, state.clock)
-    answered(worker.end_timing(bounded().seconds), bounded())
-    return taken[len(taken) - len(measured):]
+    timing.measure_batches(fetch, policy, state.clock, timing.BATCH_S)
+    answered(worker.end_timing(bounded(1).seconds), bounded(1))
+    return taken[1:] if policy.warmup_calls else taken
 
 
 def _forged(counted: timing.Attribution) -> str | None:

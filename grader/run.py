@@ -154,14 +154,16 @@ class Worker:
         up = self._receive(timeout_s, "runtime", 0)
         if up.outcome is not Outcome.OK:
             return up
-        worker_s, grader_s = [], []
+        worker_s: list[float] = []
+        seconds: dict[int, list[float]] = {1: [], CALIBRATION_BATCH: []}
         for _ in range(self.calibrate_samples):
-            reply = self.sample(max(deadline - time.perf_counter(), 0.0), noop=True)
-            if reply.outcome is not Outcome.OK:
-                return reply
-            worker_s.append(reply.data.wall_s)
-            grader_s.append(reply.seconds)
-        self.calibration = Calibration.of(worker_s, grader_s)
+            for count in seconds:
+                reply = self.sample(max(deadline - time.perf_counter(), 0.0), count, noop=True)
+                if reply.outcome is not Outcome.OK:
+                    return reply
+                worker_s += reply.data.wall_s
+                seconds[count].append(reply.seconds)
+        self.calibration = Calibration.of(worker_s, seconds[1], seconds[CALIBRATION_BATCH], CALIBRATION_BATCH)
         return self.request({"op": "load"}, max(deadline - time.perf_counter(), 0.0), "start")
 
     def _cpu_seconds(self) -> float | None:
@@ -224,10 +226,13 @@ class Worker:
         """Map a timed case's buffers in the worker, for the samples that follow."""
         return self.request({"op": "time", "args": args}, timeout_s)
 
-    def sample(self, timeout_s: float, noop: bool = False) -> Reply:
-        """One timed call of the open timing (or of nothing): `seconds` is the grader's clock around the
-        request, `data` a channel.Sampled (the worker's events and clock)."""
-        return self.request({"op": "sample", "noop": noop}, timeout_s, account_cpu=False)
+    def sample(self, timeout_s: float, count: int = 1, noop: bool = False) -> Reply:
+        """`count` timed calls of the open timing (or of nothing): `seconds` is the grader's clock around
+        the request, `data` a channel.Sampled (the worker's events and clock for each)."""
+        reply = self.request({"op": "sample", "count": count, "noop": noop}, timeout_s, account_cpu=False)
+        if reply.outcome is Outcome.OK and len(reply.data.ms) != count:
+            return self._malformed(f"{len(reply.data.ms)} samples where {count} were asked for", time.perf_counter())
+        return reply
 
     def end_timing(self, timeout_s: float = 30.0) -> Reply:
         return self.request({"op": "end"}, timeout_s)
@@ -384,8 +389,10 @@ def _reply(answer: channel.Answer, seconds: float) -> Reply:
     return Reply(Outcome.OK, data=answer, seconds=seconds)
 
 
-CALIBRATION_SAMPLES = 60
-"""No-op samples timed before a timing worker's library loads (about half a millisecond each)."""
+CALIBRATION_SAMPLES = 25
+"""No-op requests of each size timed before a timing worker's library loads: of one sample, and of
+CALIBRATION_BATCH (a sample costs about a quarter of a millisecond: 0.3 s in all)."""
+CALIBRATION_BATCH = 40
 
 
 def python_worker(library: Path, entry: str, sandbox: Sandbox | None = None, python: str = sys.executable,

@@ -66,17 +66,36 @@ def relative_standard_error(samples: list[float]) -> float:
 def measure(sample_ms: Callable[[], float], policy: TimingPolicy,
             clock: Callable[[], float] = time.perf_counter) -> list[float]:
     """Call `sample_ms` (one flushed, timed call; returns milliseconds) until the policy says stop."""
-    for _ in range(policy.warmup_calls):
-        sample_ms()
+    return measure_batches(lambda count: [sample_ms() for _ in range(count)], policy, clock)
+
+
+BATCH_S = 0.01
+"""A submission's samples are asked for in batches of about this long (at most MAX_BATCH samples): the
+grader's clock around a batch then carries the channel's cost once for many samples."""
+MAX_BATCH = 64
+
+
+def measure_batches(fetch: Callable[[int], list[float]], policy: TimingPolicy,
+                    clock: Callable[[], float] = time.perf_counter, batch_s: float = 0.0) -> list[float]:
+    """`measure`, taking the samples `fetch(count)` at a time: the warm-up in one batch, then one sample,
+    then batches of about `batch_s` each (one sample at a time where it is 0), stopping by the policy's
+    rules, checked after each batch."""
+    if policy.warmup_calls:
+        fetch(policy.warmup_calls)
     samples: list[float] = []
-    started = clock()
+    started, count = clock(), 1
     while len(samples) < policy.max_calls:
-        samples.append(sample_ms())
+        began = clock()
+        got = fetch(count)
+        per_call_s = (clock() - began) / len(got)
+        samples += got
         n = len(samples)
         if n >= policy.min_calls and relative_standard_error(samples) <= policy.target_rse:
             break
         if clock() - started >= policy.budget_s and n >= policy.floor_calls:
             break
+        fitting = round(batch_s / per_call_s) if per_call_s > 0 else MAX_BATCH
+        count = max(1, min(fitting, MAX_BATCH, policy.max_calls - n))
     return samples
 
 
@@ -149,31 +168,43 @@ class TimedBy(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Sample:
-    """One timed call, as the worker reported it and as the grader's clock saw its request."""
+class Batch:
+    """Timed calls asked for in one request: each as the worker reported it, and the request whole as the
+    grader's clock saw it."""
 
-    event_ms: float
-    worker_s: float
-    """The worker's clock, from the flush's launch to the device synchronized after solve."""
+    events_ms: tuple[float, ...]
+    worker_s: tuple[float, ...]
+    """The worker's clock around each sample, from the flush's launch to the device synchronized after solve."""
     grader_s: float
     """The grader's clock, from the request sent to its answer read."""
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """What a sample costs with nothing to time (flush, hold, events, synchronization, the channel),
-    measured before the submission's library was loaded, so nothing of it can have been forged."""
+    """What a sample costs with nothing to time, measured before the submission's library was loaded, so
+    that nothing of it can have been forged: by the worker's clock (flush, hold, events, synchronization),
+    and by the grader's as a fixed cost per request (the channel) plus a cost per sample."""
 
     worker_s: float
-    grader_s: float
+    request_s: float
+    sample_s: float
     noise_ms: float
-    """How far the median of the grader's no-op requests can stray: twice that median's standard error
-    (0.93 × IQR / √n for a normal spread)."""
+    """How far the grader's per-sample figure can stray: twice its standard error (0.93 × IQR / √n a median)."""
 
     @staticmethod
-    def of(worker_s: Sequence[float], grader_s: Sequence[float]) -> "Calibration":
-        return Calibration(statistics.median(worker_s), statistics.median(grader_s),
-                           2e3 * 0.93 * _iqr(grader_s) / math.sqrt(len(grader_s)))
+    def of(worker_s: Sequence[float], single_s: Sequence[float], batch_s: Sequence[float], batch: int) -> "Calibration":
+        """From no-op requests of one sample (`single_s`) and of `batch` samples (`batch_s`), by the grader's
+        clock, and every no-op sample's worker clock."""
+        one, many = statistics.median(single_s), statistics.median(batch_s)
+        sample_s = max((many - one) / (batch - 1), 0.0)
+        spread_s = 0.93 * (_iqr(single_s) / math.sqrt(len(single_s)) + _iqr(batch_s) / math.sqrt(len(batch_s)))
+        return Calibration(statistics.median(worker_s), max(one - sample_s, 0.0), sample_s,
+                           2e3 * spread_s / (batch - 1))
+
+    def grader_ms(self, batch: Batch) -> float:
+        """The grader's clock's time a call of one batch, less what the request and the samples cost empty."""
+        calls = len(batch.events_ms)
+        return max(1e3 * ((batch.grader_s - self.request_s) / calls - self.sample_s), 0.0)
 
 
 @dataclass(frozen=True)
@@ -209,21 +240,28 @@ class Attribution:
         return Sources(self.timed_by, self.events_ms, self.end_to_end_ms, self.grader_ms)
 
 
-def attribute(samples: Sequence[Sample], calibration: Calibration) -> Attribution:
+def attribute(batches: Sequence[Batch], calibration: Calibration) -> Attribution:
     """Which time the samples count (see the module's docstring); `forged` where the worker's own clock
     is below FORGED_SHARE of the grader's."""
-    events = [s.event_ms for s in samples]
-    end_to_end = [max(1e3 * (s.worker_s - calibration.worker_s), s.event_ms) for s in samples]
-    grader = [max(1e3 * (s.grader_s - calibration.grader_s), 0.0) for s in samples]
+    events = [e for b in batches for e in b.events_ms]
+    end_to_end = [max(1e3 * (w - calibration.worker_s), e) for b in batches for e, w in zip(b.events_ms, b.worker_s)]
+    per_batch = [calibration.grader_ms(b) for b in batches]
+    grader = [g for b, g in zip(batches, per_batch) for _ in b.events_ms]
     e_ms, w_ms, g_ms = (statistics.median(v) for v in (events, end_to_end, grader))
     timed_by, counted = TimedBy.EVENTS, events
     if w_ms > e_ms * (1 + HOST_WORK_SHARE) + HOST_WORK_MIN_MS:
         timed_by, counted = TimedBy.END_TO_END, end_to_end
-    allowed_ms = max(g_ms - max(calibration.noise_ms, NOISE_FLOOR_MS), 0.0)
+    noise_ms = max(calibration.noise_ms, NOISE_FLOOR_MS, _median_error(per_batch))
+    allowed_ms = max(g_ms - noise_ms, 0.0)
     forged = w_ms < FORGED_SHARE * allowed_ms
     if statistics.median(counted) < allowed_ms / FORGERY_GAIN:
         timed_by, counted = TimedBy.GRADER_CLOCK, grader
     return Attribution(timed_by, tuple(counted), e_ms, w_ms, g_ms, forged)
+
+
+def _median_error(values: Sequence[float]) -> float:
+    """Twice the standard error of the median of `values` (0 below four of them: too few to say)."""
+    return 2 * 0.93 * _iqr(values) / math.sqrt(len(values)) if len(values) >= 4 else 0.0
 
 
 def _iqr(values: Sequence[float]) -> float:

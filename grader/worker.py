@@ -170,10 +170,14 @@ class Timer:
         return self.event_sampler(self.cp, self.flush, launch, finish)
 
     @staticmethod
-    def sample(sampler) -> dict:
-        began = time.perf_counter()
-        ms = sampler()
-        return {"ok": True, "ms": ms, "wall_s": time.perf_counter() - began}
+    def sample(sampler, count: int = 1) -> dict:
+        """`count` samples: each one's events' milliseconds and this process's seconds around it."""
+        ms, wall_s = [], []
+        for _ in range(count):
+            began = time.perf_counter()
+            ms.append(sampler())
+            wall_s.append(time.perf_counter() - began)
+        return {"ok": True, "ms": ms, "wall_s": wall_s}
 
 
 class Session:
@@ -218,10 +222,11 @@ class Served:
     def sample(self, cmd: dict) -> dict:
         if self.timer is None or (self.session is None and not cmd.get("noop")):
             return {"ok": False, "internal": "a sample asked for with no timer or no timing opened"}
+        count = _count(cmd)
         if cmd.get("noop"):
-            return Timer.sample(self.timer.noop)
+            return Timer.sample(self.timer.noop, count)
         try:
-            return Timer.sample(self.session.sampler)
+            return Timer.sample(self.session.sampler, count)
         except CallFailed as failed:
             self.end(cmd)
             return error_reply(self.submission, failed.code)
@@ -231,6 +236,16 @@ class Served:
             self.session.close()
             self.session = None
         return {"ok": True, "pong": True}
+
+
+MAX_SAMPLES = 1000
+
+
+def _count(cmd: dict) -> int:
+    count = cmd.get("count", 1)
+    if type(count) is not int or not 1 <= count <= MAX_SAMPLES:
+        raise ValueError(f"a sample count of {count!r}")
+    return count
 
 
 def serve(commands, results, served: Served) -> None:
@@ -263,7 +278,7 @@ def calibrate(commands, results, timer: Timer | None) -> int | None:
             return cmd.get("id", 0)
         if cmd["op"] == "exit":
             return None
-        reply = Timer.sample(timer.noop) if cmd["op"] == "sample" and timer else {
+        reply = Timer.sample(timer.noop, _count(cmd)) if cmd["op"] == "sample" and timer else {
             "ok": False, "internal": f"{cmd['op']!r} before the library is loaded"}
         answer(results, reply, cmd.get("id", 0))
     return None

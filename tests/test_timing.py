@@ -81,18 +81,23 @@ def test_summarize_rejects_no_samples():
         timing.summarize([])
 
 
-CALIBRATION = timing.Calibration(worker_s=0.46e-3, grader_s=0.52e-3, noise_ms=0.001)
-"""A no-op sample on an H200 host: 0.46 ms by the worker's clock (flush, hold, events, synchronization),
-0.06 ms more by the grader's (the channel)."""
+CALIBRATION = timing.Calibration(worker_s=0.22e-3, request_s=0.05e-3, sample_s=0.23e-3, noise_ms=0.001)
+"""A no-op sample on an H100 host: 0.22 ms by the worker's clock (flush, 0.2 ms hold, events,
+synchronization), 0.23 ms by the grader's, and 0.05 ms for the request itself (the channel)."""
 
 
 def samples(event_ms: float, end_to_end_ms: float, grader_ms: float | None = None, n: int = 50,
-            jitter: float = 0.002) -> list[timing.Sample]:
-    """Samples whose events, worker clock and grader clock (less the calibration) read as given."""
+            jitter: float = 0.002, batch: int = 10) -> list[timing.Batch]:
+    """Batches whose events, worker clock and grader clock (less the calibration) read as given."""
     grader_ms = end_to_end_ms if grader_ms is None else grader_ms
     wobble = [jitter * ((i * 7) % 5 - 2) / 2 for i in range(n)]
-    return [timing.Sample(event_ms + w, CALIBRATION.worker_s + (end_to_end_ms + w) / 1e3,
-                          CALIBRATION.grader_s + (grader_ms + w) / 1e3) for w in wobble]
+    batches = []
+    for lo in range(0, n, batch):
+        part = wobble[lo:lo + batch]
+        grader_s = CALIBRATION.request_s + sum(CALIBRATION.sample_s + (grader_ms + w) / 1e3 for w in part)
+        batches.append(timing.Batch(tuple(event_ms + w for w in part),
+                                    tuple(CALIBRATION.worker_s + (end_to_end_ms + w) / 1e3 for w in part), grader_s))
+    return batches
 
 
 def test_a_kernel_whose_host_work_is_hidden_is_timed_by_its_events():
@@ -133,10 +138,32 @@ def test_a_busy_channel_is_not_called_forgery():
     assert counted.timed_by is timing.TimedBy.GRADER_CLOCK and not counted.forged
 
 
-def test_the_calibration_noise_is_the_medians_standard_error():
-    cal = timing.Calibration.of([0.46e-3] * 100, [0.50e-3, 0.52e-3, 0.54e-3, 0.56e-3] * 25)
-    assert cal.grader_s == pytest.approx(0.53e-3) and cal.worker_s == pytest.approx(0.46e-3)
-    assert cal.noise_ms == pytest.approx(2 * 0.93 * 0.03 / 10, rel=0.1)
+def test_the_calibration_separates_the_request_from_the_samples():
+    """Requests of one no-op sample take 0.28 ms, of 40 samples 9.25 ms: 0.23 ms a sample, 0.05 ms a request;
+    the noise is the two medians' standard errors, spread over the 39 samples between them."""
+    single = [0.26e-3, 0.27e-3, 0.29e-3, 0.30e-3] * 25
+    batch = [9.23e-3, 9.24e-3, 9.26e-3, 9.27e-3] * 25
+    cal = timing.Calibration.of([0.22e-3] * 4100, single, batch, 40)
+    assert cal.sample_s == pytest.approx(0.23e-3, rel=1e-3) and cal.request_s == pytest.approx(0.05e-3, rel=1e-2)
+    assert cal.worker_s == pytest.approx(0.22e-3)
+    assert cal.noise_ms == pytest.approx(2e3 * 0.93 * (0.025e-3 / 10 + 0.025e-3 / 10) / 39, rel=0.1)
+    one = timing.Batch((0.1,) * 40, (0.32e-3,) * 40, cal.request_s + 40 * (cal.sample_s + 0.1e-3))
+    assert cal.grader_ms(one) == pytest.approx(0.1)
+
+
+def test_samples_come_in_batches_of_the_time_asked():
+    """One sample after the warm-up batch, then batches of about batch_s each (at most MAX_BATCH)."""
+    clock = FakeClock()
+    sizes = []
+
+    def fetch(count):
+        sizes.append(count)
+        clock.now += count * 0.25e-3
+        return [0.05 + 0.01 * (i % 7) for i in range(count)]
+
+    got = timing.measure_batches(fetch, timing.TimingPolicy(budget_s=0.05), clock, batch_s=0.01)
+    assert sizes[0] == timing.TimingPolicy.warmup_calls and sizes[1] == 1 and set(sizes[2:]) == {40}
+    assert len(got) == sum(sizes[1:])
 
 
 def test_faster_than_the_roofline_is_impossible():

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# GPU checks of issue 19 (verdict trust) on the lent GPU machine, in stages that each fit one call:
+#   STAGE=smoke       the timing path end to end: submit the naive matmul, the two host-work files, the
+#                     side-stream file and the worker-rewriting forger; the calibration's figures
+#   STAGE=tests       the GPU tests (hostile corpus aside)
+#   STAGE=thirdparty  the third-party corpus (.thirdparty/corpus, carried; never committed) through
+#                     bench/thirdparty_verdicts.py on the GPU, written to $OUT/cuda.json
+# bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in the rest.
+set -u
+export PYTHONUNBUFFERED=1 COLUMNS=200
+OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
+if ! command -v bwrap >/dev/null 2>&1 && ls .debs/bubblewrap_*.deb >/dev/null 2>&1; then
+  dpkg-deb -x .debs/bubblewrap_*.deb /tmp/bw && export PATH=/tmp/bw/usr/bin:$PATH
+fi
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+  >/dev/null 2>&1 || echo "wheels not installed"
+export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +"%Y-%m-%d %H:%M UTC";
+  git log --oneline -1 2>/dev/null; } | tee "$OUT/env.txt"
+C=$(mktemp -d)
+
+submit() {  # FILE CHALLENGE: one submit, its verdict, message and each case's clocks
+  timeout 200 grader submit "$1" --challenge "$2" --cache-dir "$C" --no-placement --json > "$OUT/one.json" 2>"$OUT/one.err"
+  python3 - "$1" <<'PY' | tee -a "$OUT/smoke.txt"
+import json, os, sys
+out = os.environ["OUT"]
+try:
+    d = json.load(open(f"{out}/one.json"))
+except Exception as e:
+    print(sys.argv[1], "no JSON:", e, open(f"{out}/one.err").read()[-800:]); sys.exit()
+print(sys.argv[1], d["verdict"], d["message"][:300])
+for p in d["performance"]:
+    t = p.get("timing") or {}
+    print(f"   {p['label']:<28} median {p['stats']['median_ms'] if p['stats'] else None} by {t.get('timed_by')} "
+          f"events {t.get('events_ms')} end-to-end {t.get('end_to_end_ms')} grader {t.get('grader_ms')} reps "
+          f"{len(p['stats']['samples_ms']) if p['stats'] else 0}")
+PY
+}
+
+case "${STAGE:-smoke}" in
+smoke)
+  export OUT
+  submit challenges/matmul/levels/1_naive.cu matmul
+  submit tests/submissions/softmax/allocates_in_every_call.cu softmax
+  submit tests/submissions/reduction/sums_partials_on_the_host.cu reduction
+  submit tests/hostile/side_stream_left_running.cu matmul
+  submit tests/hostile/forges_timing_in_the_worker.cu matmul
+  sed 's/FORGED_SHARE = 0.3;/FORGED_SHARE = 0.8;/' tests/hostile/forges_timing_in_the_worker.cu > /tmp/forger08.cu
+  submit /tmp/forger08.cu matmul
+  for f in challenges/reduction/levels/*.cu; do submit "$f" reduction; done
+  for f in challenges/vector_add/levels/*.cu; do submit "$f" vector_add; done
+  python3 - <<'PY' | tee -a "$OUT/smoke.txt"
+from pathlib import Path
+from grader import run
+from grader.backends.cuda import CudaBackend
+b = CudaBackend()
+for i in range(4):
+    w = run.python_worker(Path("/nonexistent.so"), "solve", None, flush_bytes=b.flush_bytes)
+    with w:
+        r = w.start(60)
+        print("calibration", i, w.calibration, r.outcome)
+PY
+  ;;
+tests)
+  timeout 560 python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py \
+    --ignore tests/test_engine.py tests 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "passed|failed|FAIL|Error" | tail -30
+  ;;
+thirdparty)
+  timeout 560 python3 bench/thirdparty_verdicts.py .thirdparty/corpus --backend cuda --out "$OUT/cuda.json" 2>&1 \
+    | tail -40 | tee "$OUT/thirdparty.txt"
+  ;;
+esac
