@@ -130,14 +130,14 @@ def test_extern_shared_at_file_scope_with_align_and_multi_token_type():
 
 def test_static_shared_with_two_declarators():
     src = "    __shared__ float As[BM][BK], Bs[BK][BN];"
-    assert rewritten(src) == src + " EMU_TRACK_SHARED(As); EMU_TRACK_SHARED(Bs);"
+    assert rewritten(src) == src + " __emu_track_shared(As); __emu_track_shared(Bs);"
 
 
 def test_static_shared_with_align_and_template_type():
     assert rewritten("__shared__ __align__(16) float s[N];") == \
-        "__shared__ __align__(16) float s[N]; EMU_TRACK_SHARED(s);"
+        "__shared__ __align__(16) float s[N]; __emu_track_shared(s);"
     assert rewritten("static __shared__ Pair<int, float> p, q;") == \
-        " __shared__ Pair<int, float> p, q; EMU_TRACK_SHARED(p); EMU_TRACK_SHARED(q);"  # `static` is implied
+        " __shared__ Pair<int, float> p, q; __emu_track_shared(p); __emu_track_shared(q);"  # `static` is implied
 
 
 def test_shared_in_define_or_parameter_list_is_not_tracked():
@@ -282,7 +282,7 @@ inline void* dynamic_shared() { static char buffer[1 << 16]; return buffer; }
 #define __forceinline__ inline
 #define __shared__ static thread_local
 #define __syncthreads() ((void)0)
-#define EMU_TRACK_SHARED(x) static_assert(sizeof(x) > 0, "")
+#define __emu_track_shared(x) static_assert(sizeof(x) > 0, "")
 struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
 struct uint3 { unsigned x, y, z; };
 static thread_local uint3 threadIdx, blockIdx;
@@ -321,7 +321,7 @@ def test_file_scope_main_is_renamed_and_nothing_else_called_main():
     src = ("int main(int argc, char** argv) {\n  run.main(1); ns::main(2); p->main(3);\n  return 0;\n}\n"
            "struct S { int main(); };\n")
     out = rewritten(src)
-    assert out.startswith("int emu_submission_main(int argc, char** argv) {")
+    assert out.startswith("int __emu_submission_main(int argc, char** argv) {")
     assert "run.main(1); ns::main(2); p->main(3);" in out
     assert "struct S { int main(); };" in out  # a member function is not the program's main
 
@@ -329,7 +329,7 @@ def test_file_scope_main_is_renamed_and_nothing_else_called_main():
 def test_static_beside_shared_is_dropped_once():
     out = rewritten("__global__ void k() {\n  static __shared__ float a[4];\n  __shared__ static int b;\n}\n")
     assert "static" not in out.replace("__shared__", "")
-    assert out.count("__shared__") == 2 and "EMU_TRACK_SHARED(a)" in out and "EMU_TRACK_SHARED(b)" in out
+    assert out.count("__shared__") == 2 and "__emu_track_shared(a)" in out and "__emu_track_shared(b)" in out
 
 
 def test_a_volatile_warp_helper_is_named_as_legacy_warp_synchronous_code():
@@ -358,5 +358,5 @@ def test_host_variables_named_like_built_ins_are_renamed_out_of_the_macros_way()
            "}\n")
     lines = translate(src).text.splitlines()
     assert lines[0] == src.splitlines()[0]
-    assert "dim3 emu_host_gridDim((n + 31) / 32), emu_host_blockDim(32);" in lines[2]
-    assert "emu_host_gridDim, emu_host_blockDim" in lines[3] and len(lines) == 5
+    assert "dim3 __emu_host_gridDim((n + 31) / 32), __emu_host_blockDim(32);" in lines[2]
+    assert "__emu_host_gridDim, __emu_host_blockDim" in lines[3] and len(lines) == 5

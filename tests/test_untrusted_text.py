@@ -207,7 +207,7 @@ def test_an_unclosed_raw_string_runs_to_the_end_of_the_file():
 
 def test_a_declaration_saying_shared_twice_is_tracked_once():
     result = translate.translate("__global__ void k() { __shared__ __shared__ float tile[32]; }")
-    assert result.text.count("EMU_TRACK_SHARED(tile);") == 1
+    assert result.text.count("__emu_track_shared(tile);") == 1
 
 
 def test_a_launch_in_another_launchs_callee_is_rewritten_with_it():

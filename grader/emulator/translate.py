@@ -4,15 +4,18 @@ The emulator compiles a submission with g++ and a compatibility header whose mac
 `__global__`, `__shared__`, `threadIdx`, ... into ordinary C++. What is out of a macro's reach is
 rewritten here:
 - `kernel<<<cfg>>>(args)` is not C++ at all; it becomes
-  `::emu::launch(kernel, "kernel", LINE, cfg)(args)`.
+  `::emu::launch(kernel, "kernel", LINE, cfg)(args)`. The chevrons are read as nvcc reads them (see
+  _chevrons): clang-format's `kernel << <cfg >> > (args)` is a launch too.
 - `extern __shared__ T name[];` must point at the running block's dynamic buffer, not declare an
   array, so it becomes a pointer initialised from `::emu::dynamic_shared()`.
 - the emulator must know every static `__shared__` array by name (a macro sees only the keyword),
-  so each such declaration is followed by `EMU_TRACK_SHARED(name);` (and a `static` beside
+  so each such declaration is followed by `__emu_track_shared(name);` (and a `static` beside
   `__shared__`, valid CUDA, is dropped: the macro already says it).
 - a file-scope `main(...)`, the file's own test program, is renamed: the worker has the program's
   `main`, and the grader calls only the entry point, as the GPU build does.
-The scan works on tokens, so comments and literals are never touched, and every rewrite keeps the
+Every name a rewrite brings into the user's code is reserved (`__emu_...`) or in namespace `emu`, so it
+cannot clash with the file's own. The scan works on tokens, so comments and literals are never touched,
+and every rewrite keeps the
 user's code on its original line (moved line breaks go to the end of the rewrite), so g++
 diagnostics point at the user's own file and line. It also reports what the emulator cannot run
 (the caller refuses the file) and what may behave differently on a CPU than on a GPU.
@@ -38,7 +41,7 @@ LAUNCH_SYNTAX_MESSAGE = ("kernel launch the emulator cannot parse: write it as "
                          "kernel<<<config>>>(args) with a plain or templated kernel name")
 EXTERN_SHARED_MESSAGE = ("extern __shared__ declaration the emulator cannot rewrite: write it as "
                          "`extern __shared__ T name[];`")
-MAIN_RENAMED = "emu_submission_main"
+MAIN_RENAMED = "__emu_submission_main"
 VOLATILE_MESSAGE = ("legacy warp-synchronous code (`volatile` shared memory stepped by a warp without "
                     "__syncwarp) relies on the lanes of a warp running in lockstep, which no GPU since Volta "
                     "promises: it often passes on a GPU and fails in emulation, where lanes run one at a "
@@ -141,13 +144,51 @@ def _structure(toks: list[_Tok]) -> tuple[list[bool], list[str]]:
     return device, opener
 
 
-def _triple(toks: list[_Tok], i: int, ch: str) -> bool:
-    """`<<<` and `>>>` are three adjacent one-character tokens (`>>>` may also close templates)."""
-    if toks[i].text != ch:
-        return False
-    run = toks[i:i + 3]
-    return (len(run) == 3 and all(t.text == ch for t in run)
-            and run[0].end == run[1].start and run[1].end == run[2].start)
+_CONTINUATIONS = re.compile(r"(?:\\\r?\n)*")
+
+
+def _touching(src: str, a: _Tok, b: _Tok) -> bool:
+    """Nothing between two tokens but line continuations: one token to a compiler, were it one."""
+    return _CONTINUATIONS.fullmatch(src, a.end, b.start) is not None
+
+
+def _pieces(src: str, toks: list[_Tok], ch: str) -> list[int]:
+    """For each token: how many characters of the `ch`-run starting there a C++ lexer takes as one
+    operator (2 for `<<` or `>>`, 1 for `<` or `>`), else 0 (another token, a later character of
+    one, or `<=`, `<<=`, `>=`, `>>=`). A run pairs from its left: `>>>` is `>>` then `>`."""
+    size = [0] * len(toks)
+    k = 0
+    while k < len(toks):
+        run = 0
+        while k + run < len(toks) and toks[k + run].text == ch and (
+                run == 0 or _touching(src, toks[k + run - 1], toks[k + run])):
+            run += 1
+        for j in range(k, k + run - 1, 2):
+            size[j] = 2
+        if run % 2:
+            size[k + run - 1] = 1
+        after = k + run
+        if run and after < len(toks) and toks[after].text == "=" and _touching(src, toks[after - 1], toks[after]):
+            size[after - (1 if run % 2 else 2)] = 0  # the last operator takes the `=`
+        k += max(run, 1)
+    return size
+
+
+def _chevrons(src: str, toks: list[_Tok]) -> tuple[list[bool], list[bool]]:
+    """Per token: does a launch's `<<<` start there, does a launch's `>>>` start there. nvcc reads
+    both as two operators: `<<` then `<`, `>>` then `>`, so `<< <` opens a launch and `>> >` closes
+    one (clang-format writes them so), but not `< <<`, `< < <`, `> >>` or `> > >`. Between `>>` and
+    `>` may come any space, line break or comment; between `<<` and `<`, none that ends a line (nvcc
+    rejects it). `operator<<<T>` and `operator<< <T>` name a specialization of operator<<."""
+    lt, gt = _pieces(src, toks, "<"), _pieces(src, toks, ">")
+    opens, closes = [False] * len(toks), [False] * len(toks)
+    for k in range(len(toks) - 2):
+        same = toks[k].pp == toks[k + 2].pp
+        if lt[k] == 2 and lt[k + 2] == 1 and same and (k == 0 or toks[k - 1].text != "operator"):
+            gap = _CONTINUATIONS.sub("", src[toks[k + 1].end:toks[k + 2].start])
+            opens[k] = "\n" not in gap
+        closes[k] = gt[k] == 2 and gt[k + 2] == 1 and same
+    return opens, closes
 
 
 # --------------------------------------------------------------------------- where scans stop
@@ -275,18 +316,21 @@ class _Reach:
     """Where the scans the rewrites need stop, for every token of the file."""
     closings: list[int | None]
     """The first closing bracket outside brackets."""
+    launch_open: list[bool]
+    """Whether a launch's `<<<` starts at the token."""
     launch_close: list[int | None]
-    """The first `>>>` outside brackets."""
+    """The first launch's `>>>` outside brackets."""
     statement_end: list[int | None]
     """The first `;` outside brackets."""
     callee_start: list[int | None]
     extern_before: list[int | None]
 
     @staticmethod
-    def of(toks: list[_Tok]) -> _Reach:
+    def of(src: str, toks: list[_Tok]) -> _Reach:
         partner = _partners(toks)
-        return _Reach(closings=_closings(toks, partner),
-                      launch_close=_forward(toks, partner, lambda k: _triple(toks, k, ">")),
+        opens, closes = _chevrons(src, toks)
+        return _Reach(closings=_closings(toks, partner), launch_open=opens,
+                      launch_close=_forward(toks, partner, closes.__getitem__),
                       statement_end=_forward(toks, partner, lambda k: toks[k].text == ";"),
                       callee_start=_callee_starts(toks), extern_before=_externs_before(toks))
 
@@ -328,9 +372,9 @@ def _launch_text(src: str, toks: list[_Tok], site: _LaunchSite) -> str:
     callee = src[toks[site.first].start:toks[i - 1].end]
     config = src[toks[i + 2].end:toks[close].start]
     args = src[toks[paren].start:toks[site.end].end]
-    gaps = src[toks[i - 1].end:toks[i].start] + src[toks[close + 2].end:toks[paren].start]
+    dropped = src[toks[i - 1].end:toks[i + 2].end] + src[toks[close].start:toks[paren].start]
     name = re.sub(r"\s+", " ", callee).replace("\\", "\\\\").replace('"', '\\"')
-    return f'::emu::launch({callee}, "{name}", {toks[i].line}, {config}){args}{_line_breaks(gaps)}'
+    return f'::emu::launch({callee}, "{name}", {toks[i].line}, {config}){args}{_line_breaks(dropped)}'
 
 
 def _launches(src: str, toks: list[_Tok], device: list[bool],
@@ -341,7 +385,7 @@ def _launches(src: str, toks: list[_Tok], device: list[bool],
     edits, findings = [], set()
     i = 0
     while i < len(toks):
-        if not _triple(toks, i, "<"):
+        if not reach.launch_open[i]:
             i += 1
             continue
         if device[i] and not toks[i].pp:
@@ -459,7 +503,7 @@ def _shared(src: str, toks: list[_Tok], opener: list[str],
             declared = [n for n in map(_declared_name, _split_declarators(toks[s + 1:end])) if n]
             for n in declared:
                 names.setdefault(n, t.line)
-            track = "".join(f" EMU_TRACK_SHARED({n});" for n in declared)
+            track = "".join(f" __emu_track_shared({n});" for n in declared)
             if track:
                 edits.append((toks[end].end, toks[end].end, track))
             edits += _redundant_static(toks, s)
@@ -522,7 +566,7 @@ BUILT_INS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 """Names the emulator's header defines as macros for device code. In host code CUDA has no such
 names, so there they are the file's own variables (`dim3 gridDim(...)` before a launch, common in
 SGEMM tutorials): _host_names renames them first, out of the macros' way."""
-HOST_PREFIX = "emu_host_"
+HOST_PREFIX = "__emu_host_"
 
 
 def _host_names(source: str, toks: list[_Tok], device: list[bool]) -> str:
@@ -539,7 +583,7 @@ def translate(source: str) -> Translation:
     if renamed != source:  # read again: the rewrites below need the renamed text's tokens
         source, toks = renamed, _lex(renamed)
         device, opener = _structure(toks)
-    reach = _Reach.of(toks)
+    reach = _Reach.of(source, toks)
     launch_edits, launch_findings = _launches(source, toks, device, reach)
     shared_edits, shared_names, shared_findings = _shared(source, toks, opener, reach)
     unsupported = launch_findings | shared_findings | _unsupported_calls(toks)

@@ -42,10 +42,19 @@ public:
     unsigned long long meta_group_rank() const { return this_thread_block().thread_rank() / Size; }
     unsigned long long meta_group_size() const { return (this_thread_block().num_threads() + Size - 1) / Size; }
 
-    template <class T> T shfl(T value, int source) const { return __shfl_sync(mask(), value, source, Size); }
-    template <class T> T shfl_down(T value, unsigned delta) const { return __shfl_down_sync(mask(), value, delta, Size); }
-    template <class T> T shfl_up(T value, unsigned delta) const { return __shfl_up_sync(mask(), value, delta, Size); }
-    template <class T> T shfl_xor(T value, int lane_mask) const { return __shfl_xor_sync(mask(), value, lane_mask, Size); }
+    // Any type of up to 8 bytes, as the tile's own templates take, not only those __shfl_sync has.
+    template <class T> T shfl(T value, int source) const {
+        return ::emu::detail::shuffle(mask(), ::emu::kShflIdx, value, source, Size);
+    }
+    template <class T> T shfl_down(T value, unsigned delta) const {
+        return ::emu::detail::shuffle(mask(), ::emu::kShflDown, value, (int)delta, Size);
+    }
+    template <class T> T shfl_up(T value, unsigned delta) const {
+        return ::emu::detail::shuffle(mask(), ::emu::kShflUp, value, (int)delta, Size);
+    }
+    template <class T> T shfl_xor(T value, int lane_mask) const {
+        return ::emu::detail::shuffle(mask(), ::emu::kShflXor, value, lane_mask, Size);
+    }
     int any(int predicate) const { return __any_sync(mask(), predicate); }
     int all(int predicate) const { return __all_sync(mask(), predicate); }
     unsigned ballot(int predicate) const {

@@ -223,7 +223,8 @@ Launch<P...> launch(void (*kernel)(P...), const char* name, int line, dim3 grid,
 // CUDA starts every shared variable at least 16 bytes aligned, and kernels rely on it when they
 // read `__shared__ float` arrays as float4; x86 vector loads fault on less.
 #define __shared__ static thread_local __attribute__((aligned(16)))
-#define EMU_TRACK_SHARED(name) static thread_local ::emu::SharedTracker emu_shared_tracker_##name((void*)&(name), sizeof(name))
+#define __emu_track_shared(name) \
+    static thread_local ::emu::SharedTracker __emu_shared_tracker_##name((void*)&(name), sizeof(name))
 
 #define threadIdx (static_cast<const uint3&>(::emu::tl_thread_idx))
 #define blockIdx (static_cast<const uint3&>(::emu::tl_block_idx))
@@ -239,22 +240,39 @@ static constexpr int warpSize = 32;
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::emu::warp_exchange(mask, ::emu::kSync, 0, 0, 32, "", 0); }
 inline unsigned __activemask() { return ::emu::active_mask(); }
 
+namespace emu {
+namespace detail {
 template <class T>
-T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
-    return ::emu::detail::from_bits<T>(::emu::warp_exchange(mask, ::emu::kShflIdx, ::emu::detail::to_bits(var), src_lane, width, "", 0));
+T shuffle(unsigned mask, WarpOp op, T var, int arg, int width) {
+    return from_bits<T>(warp_exchange(mask, op, to_bits(var), arg, width, "", 0));
 }
-template <class T>
-T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
-    return ::emu::detail::from_bits<T>(::emu::warp_exchange(mask, ::emu::kShflUp, ::emu::detail::to_bits(var), (int)delta, width, "", 0));
-}
-template <class T>
-T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
-    return ::emu::detail::from_bits<T>(::emu::warp_exchange(mask, ::emu::kShflDown, ::emu::detail::to_bits(var), (int)delta, width, "", 0));
-}
-template <class T>
-T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
-    return ::emu::detail::from_bits<T>(::emu::warp_exchange(mask, ::emu::kShflXor, ::emu::detail::to_bits(var), lane_mask, width, "", 0));
-}
+}  // namespace detail
+}  // namespace emu
+
+// CUDA's shuffle overloads, one per type it declares them for (sm_30_intrinsics.h; cuda_fp16.h adds
+// __half and __half2), not a template: a file may define its own for another type, as under nvcc.
+#define EMU_SHUFFLES(T)                                                                                    \
+    inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize) {                       \
+        return ::emu::detail::shuffle(mask, ::emu::kShflIdx, var, src_lane, width);                        \
+    }                                                                                                      \
+    inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {                  \
+        return ::emu::detail::shuffle(mask, ::emu::kShflUp, var, (int)delta, width);                       \
+    }                                                                                                      \
+    inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {                \
+        return ::emu::detail::shuffle(mask, ::emu::kShflDown, var, (int)delta, width);                     \
+    }                                                                                                      \
+    inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {                  \
+        return ::emu::detail::shuffle(mask, ::emu::kShflXor, var, lane_mask, width);                       \
+    }
+EMU_SHUFFLES(int)
+EMU_SHUFFLES(unsigned int)
+EMU_SHUFFLES(long)
+EMU_SHUFFLES(unsigned long)
+EMU_SHUFFLES(long long)
+EMU_SHUFFLES(unsigned long long)
+EMU_SHUFFLES(float)
+EMU_SHUFFLES(double)
+#undef EMU_SHUFFLES
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
     return (unsigned)::emu::warp_exchange(mask, ::emu::kBallot, predicate != 0, 0, 32, "", 0);
 }

@@ -51,3 +51,31 @@ inline __half __hadd(__half a, __half b) { return __half(float(a) + float(b)); }
 inline __half __hsub(__half a, __half b) { return __half(float(a) - float(b)); }
 inline __half __hmul(__half a, __half b) { return __half(float(a) * float(b)); }
 inline __half __hfma(__half a, __half b, __half c) { return __half(std::fma(float(a), float(b), float(c))); }
+
+// What CUDA's cuda_fp16.h adds to the cache-hinted loads and stores and to the shuffles for the two half types.
+#define EMU_HALF_OVERLOADS(T)                                                                              \
+    inline T __ldg(const T* p) { return *p; }                                                              \
+    inline T __ldcg(const T* p) { return *p; }                                                             \
+    inline T __ldca(const T* p) { return *p; }                                                             \
+    inline T __ldcs(const T* p) { return *p; }                                                             \
+    inline T __ldlu(const T* p) { return *p; }                                                             \
+    inline T __ldcv(const T* p) { return *p; }                                                             \
+    inline void __stwb(T* p, T v) { *p = v; }                                                              \
+    inline void __stcg(T* p, T v) { *p = v; }                                                              \
+    inline void __stcs(T* p, T v) { *p = v; }                                                              \
+    inline void __stwt(T* p, T v) { *p = v; }                                                              \
+    inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize) {                       \
+        return ::emu::detail::shuffle(mask, ::emu::kShflIdx, var, src_lane, width);                        \
+    }                                                                                                      \
+    inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {                  \
+        return ::emu::detail::shuffle(mask, ::emu::kShflUp, var, (int)delta, width);                       \
+    }                                                                                                      \
+    inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {                \
+        return ::emu::detail::shuffle(mask, ::emu::kShflDown, var, (int)delta, width);                     \
+    }                                                                                                      \
+    inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {                  \
+        return ::emu::detail::shuffle(mask, ::emu::kShflXor, var, lane_mask, width);                       \
+    }
+EMU_HALF_OVERLOADS(__half)
+EMU_HALF_OVERLOADS(__half2)
+#undef EMU_HALF_OVERLOADS

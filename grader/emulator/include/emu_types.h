@@ -14,15 +14,19 @@
 //   6. misc: __trap, __brkpt, clock64
 //
 // Everything user-visible lives in the global namespace, spelled exactly like
-// CUDA spells it; helpers live in namespace emu::detail.
+// CUDA spells it, with exactly CUDA's overloads: no more (a file may define its
+// own function of a name CUDA uses, for a type CUDA does not, as LeetGPU
+// answers do with `atomicMax(float*, float)`, and a template or an overload
+// CUDA lacks would clash with it or make its calls ambiguous) and, where the
+// emulator has the function at all, no fewer. Helpers live in namespace
+// emu::detail; macros used only in here are #undef'd at its end.
 //
 // Deliberately NOT defined here (the including emulator header owns them):
 // __shared__, __syncthreads*, threadIdx, blockIdx, blockDim, gridDim,
 // warpSize and all warp-level functions. __CUDACC__ and __CUDA_ARCH__ are
 // never defined, so user code takes its host-side preprocessor paths.
 
-#ifndef EMU_TYPES_H
-#define EMU_TYPES_H
+#pragma once
 
 #if !defined(__cplusplus) || __cplusplus < 201703L
 #error "emu_types.h requires C++17"
@@ -272,7 +276,6 @@ EMU_TYPES_INLINE_ float norm4df(float a, float b, float c, float d) {
 EMU_TYPES_INLINE_ float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
 EMU_TYPES_INLINE_ float normcdff(float x) { return static_cast<float>(0.5 * std::erfc(-static_cast<double>(x) * 0.70710678118654752440)); }
 EMU_TYPES_INLINE_ double normcdf(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
-EMU_TYPES_INLINE_ float saturatef(float x) { return x >= 1.0f ? 1.0f : (x > 0.0f ? x : 0.0f); }
 
 // ---- single-precision intrinsics ------------------------------------------
 // The *_rn arithmetic intrinsics are never contracted into an FMA: their
@@ -311,7 +314,7 @@ EMU_TYPES_INLINE_ float __sinf(float x) { return std::sin(x); }
 EMU_TYPES_INLINE_ float __cosf(float x) { return std::cos(x); }
 EMU_TYPES_INLINE_ float __tanf(float x) { return std::tan(x); }
 EMU_TYPES_INLINE_ void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-EMU_TYPES_INLINE_ float __saturatef(float x) { return saturatef(x); }
+EMU_TYPES_INLINE_ float __saturatef(float x) { return x >= 1.0f ? 1.0f : (x > 0.0f ? x : 0.0f); }  // NaN -> 0
 
 // ---- double-precision intrinsics ------------------------------------------
 EMU_TYPES_INLINE_ double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
@@ -505,56 +508,37 @@ EMU_TYPES_INLINE_ double __hiloint2double(int hi, int lo) {
 }
 
 // ---- min / max ----------------------------------------------------------------
-// CUDA declares unqualified overloads of min/max. Same-type overloads are plain
-// functions (so they beat std::min/std::max under `using namespace std`); a
-// constrained template handles mixed arithmetic types and returns the type of
-// the usual arithmetic conversions (as CUDA's mixed overloads do). Floating
-// results use fmin/fmax semantics (a NaN operand yields the other operand).
-#define EMU_MINMAX_INT(T)                                                  \
-    EMU_TYPES_INLINE_ T min(T a, T b) { return b < a ? b : a; }                   \
-    EMU_TYPES_INLINE_ T max(T a, T b) { return a < b ? b : a; }
-EMU_MINMAX_INT(int)
-EMU_MINMAX_INT(unsigned int)
-EMU_MINMAX_INT(long int)
-EMU_MINMAX_INT(unsigned long int)
-EMU_MINMAX_INT(long long int)
-EMU_MINMAX_INT(unsigned long long int)
+// CUDA's unqualified overloads of min/max (crt/math_functions.hpp), and only
+// those: plain functions (so they beat std::min/std::max under `using namespace
+// std`), no template, so that a mix CUDA finds ambiguous (int with float, int
+// with size_t) is ambiguous here too and a file's own min/max template meets
+// the same overloads it does under nvcc. A mixed pair converts both operands to
+// the result type first, as CUDA does. Floating results use fmin/fmax semantics
+// (a NaN operand yields the other operand).
+#define EMU_MINMAX_INT(R, A, B)                                                        \
+    EMU_TYPES_INLINE_ R min(A a, B b) { return static_cast<R>(b) < static_cast<R>(a) ? static_cast<R>(b) : static_cast<R>(a); } \
+    EMU_TYPES_INLINE_ R max(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(b) : static_cast<R>(a); }
+EMU_MINMAX_INT(int, int, int)
+EMU_MINMAX_INT(unsigned int, unsigned int, unsigned int)
+EMU_MINMAX_INT(unsigned int, int, unsigned int)
+EMU_MINMAX_INT(unsigned int, unsigned int, int)
+EMU_MINMAX_INT(long int, long int, long int)
+EMU_MINMAX_INT(unsigned long int, unsigned long int, unsigned long int)
+EMU_MINMAX_INT(unsigned long int, long int, unsigned long int)
+EMU_MINMAX_INT(unsigned long int, unsigned long int, long int)
+EMU_MINMAX_INT(long long int, long long int, long long int)
+EMU_MINMAX_INT(unsigned long long int, unsigned long long int, unsigned long long int)
+EMU_MINMAX_INT(unsigned long long int, long long int, unsigned long long int)
+EMU_MINMAX_INT(unsigned long long int, unsigned long long int, long long int)
 #undef EMU_MINMAX_INT
-EMU_TYPES_INLINE_ float min(float a, float b) { return emu::detail::nan_min(a, b); }
-EMU_TYPES_INLINE_ float max(float a, float b) { return emu::detail::nan_max(a, b); }
-EMU_TYPES_INLINE_ double min(double a, double b) { return emu::detail::nan_min(a, b); }
-EMU_TYPES_INLINE_ double max(double a, double b) { return emu::detail::nan_max(a, b); }
-
-namespace emu {
-namespace detail {
-template <class A, class B>
-using minmax_result_t = typename std::enable_if<
-    std::is_arithmetic<A>::value && std::is_arithmetic<B>::value,
-    decltype(std::declval<A>() + std::declval<B>())>::type;
-
-template <class R>
-EMU_TYPES_INLINE_ R min_of(R a, R b) {
-    if constexpr (std::is_floating_point<R>::value) return nan_min(a, b);
-    else return b < a ? b : a;
-}
-template <class R>
-EMU_TYPES_INLINE_ R max_of(R a, R b) {
-    if constexpr (std::is_floating_point<R>::value) return nan_max(a, b);
-    else return a < b ? b : a;
-}
-}  // namespace detail
-}  // namespace emu
-
-template <class A, class B>
-EMU_TYPES_INLINE_ emu::detail::minmax_result_t<A, B> min(A a, B b) {
-    using R = emu::detail::minmax_result_t<A, B>;
-    return emu::detail::min_of<R>(static_cast<R>(a), static_cast<R>(b));
-}
-template <class A, class B>
-EMU_TYPES_INLINE_ emu::detail::minmax_result_t<A, B> max(A a, B b) {
-    using R = emu::detail::minmax_result_t<A, B>;
-    return emu::detail::max_of<R>(static_cast<R>(a), static_cast<R>(b));
-}
+#define EMU_MINMAX_FLOAT(R, A, B)                                                      \
+    EMU_TYPES_INLINE_ R min(A a, B b) { return emu::detail::nan_min<R>(a, b); }         \
+    EMU_TYPES_INLINE_ R max(A a, B b) { return emu::detail::nan_max<R>(a, b); }
+EMU_MINMAX_FLOAT(float, float, float)
+EMU_MINMAX_FLOAT(double, double, double)
+EMU_MINMAX_FLOAT(double, float, double)
+EMU_MINMAX_FLOAT(double, double, float)
+#undef EMU_MINMAX_FLOAT
 
 // CUDA's explicitly named integer forms.
 EMU_TYPES_INLINE_ unsigned int umin(unsigned int a, unsigned int b) { return b < a ? b : a; }
@@ -567,26 +551,51 @@ EMU_TYPES_INLINE_ unsigned long long ullmax(unsigned long long a, unsigned long 
 // ---------------------------------------------------------------------------
 // 4. Cache-hinted loads and stores: plain memory accesses on the CPU.
 // ---------------------------------------------------------------------------
-namespace emu {
-namespace detail {
-template <class T> struct type_identity { typedef T type; };
-}  // namespace detail
-}  // namespace emu
-
-template <class T> EMU_TYPES_INLINE_ T __ldg(const T* p) { return *p; }
-template <class T> EMU_TYPES_INLINE_ T __ldcg(const T* p) { return *p; }
-template <class T> EMU_TYPES_INLINE_ T __ldca(const T* p) { return *p; }
-template <class T> EMU_TYPES_INLINE_ T __ldcs(const T* p) { return *p; }
-template <class T> EMU_TYPES_INLINE_ T __ldlu(const T* p) { return *p; }
-template <class T> EMU_TYPES_INLINE_ T __ldcv(const T* p) { return *p; }
-template <class T>
-EMU_TYPES_INLINE_ void __stcg(T* p, typename emu::detail::type_identity<T>::type v) { *p = v; }
-template <class T>
-EMU_TYPES_INLINE_ void __stcs(T* p, typename emu::detail::type_identity<T>::type v) { *p = v; }
-template <class T>
-EMU_TYPES_INLINE_ void __stwb(T* p, typename emu::detail::type_identity<T>::type v) { *p = v; }
-template <class T>
-EMU_TYPES_INLINE_ void __stwt(T* p, typename emu::detail::type_identity<T>::type v) { *p = v; }
+// One overload per type CUDA lists (sm_32_intrinsics.h; cuda_fp16.h adds __half
+// and __half2), not a template: `__ldg` of a struct is an error under nvcc, and
+// a file may define its own fallback template of the name.
+#define EMU_CACHE_HINTS(T)                                                     \
+    EMU_TYPES_INLINE_ T __ldg(const T* p) { return *p; }                       \
+    EMU_TYPES_INLINE_ T __ldcg(const T* p) { return *p; }                      \
+    EMU_TYPES_INLINE_ T __ldca(const T* p) { return *p; }                      \
+    EMU_TYPES_INLINE_ T __ldcs(const T* p) { return *p; }                      \
+    EMU_TYPES_INLINE_ T __ldlu(const T* p) { return *p; }                      \
+    EMU_TYPES_INLINE_ T __ldcv(const T* p) { return *p; }                      \
+    EMU_TYPES_INLINE_ void __stwb(T* p, T v) { *p = v; }                       \
+    EMU_TYPES_INLINE_ void __stcg(T* p, T v) { *p = v; }                       \
+    EMU_TYPES_INLINE_ void __stcs(T* p, T v) { *p = v; }                       \
+    EMU_TYPES_INLINE_ void __stwt(T* p, T v) { *p = v; }
+EMU_CACHE_HINTS(char)
+EMU_CACHE_HINTS(signed char)
+EMU_CACHE_HINTS(unsigned char)
+EMU_CACHE_HINTS(short)
+EMU_CACHE_HINTS(unsigned short)
+EMU_CACHE_HINTS(int)
+EMU_CACHE_HINTS(unsigned int)
+EMU_CACHE_HINTS(long)
+EMU_CACHE_HINTS(unsigned long)
+EMU_CACHE_HINTS(long long)
+EMU_CACHE_HINTS(unsigned long long)
+EMU_CACHE_HINTS(float)
+EMU_CACHE_HINTS(double)
+EMU_CACHE_HINTS(char2)
+EMU_CACHE_HINTS(char4)
+EMU_CACHE_HINTS(uchar2)
+EMU_CACHE_HINTS(uchar4)
+EMU_CACHE_HINTS(short2)
+EMU_CACHE_HINTS(short4)
+EMU_CACHE_HINTS(ushort2)
+EMU_CACHE_HINTS(ushort4)
+EMU_CACHE_HINTS(int2)
+EMU_CACHE_HINTS(int4)
+EMU_CACHE_HINTS(uint2)
+EMU_CACHE_HINTS(uint4)
+EMU_CACHE_HINTS(longlong2)
+EMU_CACHE_HINTS(ulonglong2)
+EMU_CACHE_HINTS(float2)
+EMU_CACHE_HINTS(float4)
+EMU_CACHE_HINTS(double2)
+#undef EMU_CACHE_HINTS
 
 // ---------------------------------------------------------------------------
 // 5. Atomics and fences.
@@ -627,106 +636,78 @@ EMU_TYPES_INLINE_ T atomic_exchange(T* addr, T val) {
 }  // namespace detail
 }  // namespace emu
 
+// CUDA's atomics for exactly the types CUDA 13 declares them for
+// (device_atomic_functions.h, sm_20/32/60 atomic_functions.h, crt/sm_70_rt.h,
+// crt/sm_90_rt.h), each with its _block and _system scope where CUDA has one
+// (on the CPU every atomic is already system-wide). No other overload: CUDA has
+// no atomicMax(float*, float), so LeetGPU answers define their own with
+// atomicCAS and __float_as_int, which an extra overload here would make a
+// redefinition.
+#define EMU_ATOMIC(T, NAME, OLD)                                               \
+    EMU_TYPES_INLINE_ T NAME(T* a, T v) { return OLD; }                        \
+    EMU_TYPES_INLINE_ T NAME##_block(T* a, T v) { return NAME(a, v); }         \
+    EMU_TYPES_INLINE_ T NAME##_system(T* a, T v) { return NAME(a, v); }
+#define EMU_ATOMIC_UPDATE(T, NAME, NEW)                                        \
+    EMU_ATOMIC(T, NAME, emu::detail::atomic_update(a, [v](T o) { return NEW; }))
+
 // atomicAdd / atomicSub
-EMU_TYPES_INLINE_ int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ unsigned int atomicAdd(unsigned int* a, unsigned int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ float atomicAdd(float* a, float v) {
-    return emu::detail::atomic_update(a, [v](float o) { return o + v; });
-}
-EMU_TYPES_INLINE_ double atomicAdd(double* a, double v) {
-    return emu::detail::atomic_update(a, [v](double o) { return o + v; });
-}
+EMU_ATOMIC(int, atomicAdd, __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC(unsigned int, atomicAdd, __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC(unsigned long long, atomicAdd, __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC_UPDATE(float, atomicAdd, o + v)
+EMU_ATOMIC_UPDATE(double, atomicAdd, o + v)
 // sm_90 vector float atomics: atomic per element, as documented by CUDA.
-EMU_TYPES_INLINE_ float2 atomicAdd(float2* a, float2 v) {
-    return float2{atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y)};
-}
-EMU_TYPES_INLINE_ float4 atomicAdd(float4* a, float4 v) {
-    return float4{atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y), atomicAdd(&a->z, v.z),
-                  atomicAdd(&a->w, v.w)};
-}
-EMU_TYPES_INLINE_ int atomicSub(int* a, int v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ unsigned int atomicSub(unsigned int* a, unsigned int v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }
+EMU_ATOMIC(float2, atomicAdd, (float2{atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y)}))
+EMU_ATOMIC(float4, atomicAdd, (float4{atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y), atomicAdd(&a->z, v.z),
+                                      atomicAdd(&a->w, v.w)}))
+EMU_ATOMIC(int, atomicSub, __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC(unsigned int, atomicSub, __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST))
 
 // atomicExch
-EMU_TYPES_INLINE_ int atomicExch(int* a, int v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ unsigned int atomicExch(unsigned int* a, unsigned int v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ unsigned long long atomicExch(unsigned long long* a, unsigned long long v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }
-EMU_TYPES_INLINE_ float atomicExch(float* a, float v) { return emu::detail::atomic_exchange(a, v); }
+EMU_ATOMIC(int, atomicExch, __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC(unsigned int, atomicExch, __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC(unsigned long long, atomicExch, __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST))
+EMU_ATOMIC(float, atomicExch, emu::detail::atomic_exchange(a, v))
 
-// atomicMin / atomicMax
-#define EMU_ATOMIC_MINMAX(T)                                                              \
-    EMU_TYPES_INLINE_ T atomicMin(T* a, T v) {                                                   \
-        return emu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
-    }                                                                                     \
-    EMU_TYPES_INLINE_ T atomicMax(T* a, T v) {                                                   \
-        return emu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
-    }
+// atomicMin / atomicMax: integers only
+#define EMU_ATOMIC_MINMAX(T)                                                   \
+    EMU_ATOMIC_UPDATE(T, atomicMin, v < o ? v : o)                             \
+    EMU_ATOMIC_UPDATE(T, atomicMax, o < v ? v : o)
 EMU_ATOMIC_MINMAX(int)
 EMU_ATOMIC_MINMAX(unsigned int)
 EMU_ATOMIC_MINMAX(long long)
 EMU_ATOMIC_MINMAX(unsigned long long)
 #undef EMU_ATOMIC_MINMAX
-EMU_TYPES_INLINE_ float atomicMin(float* a, float v) {
-    return emu::detail::atomic_update(a, [v](float o) { return emu::detail::nan_min(o, v); });
-}
-EMU_TYPES_INLINE_ float atomicMax(float* a, float v) {
-    return emu::detail::atomic_update(a, [v](float o) { return emu::detail::nan_max(o, v); });
-}
-EMU_TYPES_INLINE_ double atomicMin(double* a, double v) {
-    return emu::detail::atomic_update(a, [v](double o) { return emu::detail::nan_min(o, v); });
-}
-EMU_TYPES_INLINE_ double atomicMax(double* a, double v) {
-    return emu::detail::atomic_update(a, [v](double o) { return emu::detail::nan_max(o, v); });
-}
 
-// atomicCAS
-EMU_TYPES_INLINE_ int atomicCAS(int* a, int compare, int val) { return emu::detail::atomic_cas(a, compare, val); }
-EMU_TYPES_INLINE_ unsigned int atomicCAS(unsigned int* a, unsigned int compare, unsigned int val) { return emu::detail::atomic_cas(a, compare, val); }
-EMU_TYPES_INLINE_ unsigned long long atomicCAS(unsigned long long* a, unsigned long long compare, unsigned long long val) { return emu::detail::atomic_cas(a, compare, val); }
-EMU_TYPES_INLINE_ unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short val) { return emu::detail::atomic_cas(a, compare, val); }
+// atomicCAS (unsigned short: sm_70, no scoped forms)
+#define EMU_ATOMIC_CAS(T)                                                      \
+    EMU_TYPES_INLINE_ T atomicCAS(T* a, T compare, T val) { return emu::detail::atomic_cas(a, compare, val); } \
+    EMU_TYPES_INLINE_ T atomicCAS_block(T* a, T compare, T val) { return atomicCAS(a, compare, val); }         \
+    EMU_TYPES_INLINE_ T atomicCAS_system(T* a, T compare, T val) { return atomicCAS(a, compare, val); }
+EMU_ATOMIC_CAS(int)
+EMU_ATOMIC_CAS(unsigned int)
+EMU_ATOMIC_CAS(unsigned long long)
+#undef EMU_ATOMIC_CAS
+EMU_TYPES_INLINE_ unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short val) {
+    return emu::detail::atomic_cas(a, compare, val);
+}
 
 // atomicAnd / atomicOr / atomicXor
-#define EMU_ATOMIC_BITS(T)                                                                       \
-    EMU_TYPES_INLINE_ T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }     \
-    EMU_TYPES_INLINE_ T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }       \
-    EMU_TYPES_INLINE_ T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }
+#define EMU_ATOMIC_BITS(T)                                                     \
+    EMU_ATOMIC(T, atomicAnd, __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST))       \
+    EMU_ATOMIC(T, atomicOr, __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST))         \
+    EMU_ATOMIC(T, atomicXor, __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST))
 EMU_ATOMIC_BITS(int)
 EMU_ATOMIC_BITS(unsigned int)
+EMU_ATOMIC_BITS(long long)
 EMU_ATOMIC_BITS(unsigned long long)
 #undef EMU_ATOMIC_BITS
 
 // atomicInc / atomicDec (CUDA's wrap-around semantics)
-EMU_TYPES_INLINE_ unsigned int atomicInc(unsigned int* a, unsigned int val) {
-    return emu::detail::atomic_update(a, [val](unsigned int o) { return o >= val ? 0u : o + 1u; });
-}
-EMU_TYPES_INLINE_ unsigned int atomicDec(unsigned int* a, unsigned int val) {
-    return emu::detail::atomic_update(
-        a, [val](unsigned int o) { return (o == 0u || o > val) ? val : o - 1u; });
-}
-
-// Scoped variants: on the CPU every atomic is already system-wide.
-#define EMU_ATOMIC_SCOPED(NAME)                                                        \
-    template <class P, class... A>                                                     \
-    EMU_TYPES_INLINE_ auto NAME##_block(P* p, A... a) -> decltype(NAME(p, a...)) {            \
-        return NAME(p, a...);                                                          \
-    }                                                                                  \
-    template <class P, class... A>                                                     \
-    EMU_TYPES_INLINE_ auto NAME##_system(P* p, A... a) -> decltype(NAME(p, a...)) {           \
-        return NAME(p, a...);                                                          \
-    }
-EMU_ATOMIC_SCOPED(atomicAdd)
-EMU_ATOMIC_SCOPED(atomicSub)
-EMU_ATOMIC_SCOPED(atomicExch)
-EMU_ATOMIC_SCOPED(atomicMin)
-EMU_ATOMIC_SCOPED(atomicMax)
-EMU_ATOMIC_SCOPED(atomicCAS)
-EMU_ATOMIC_SCOPED(atomicAnd)
-EMU_ATOMIC_SCOPED(atomicOr)
-EMU_ATOMIC_SCOPED(atomicXor)
-EMU_ATOMIC_SCOPED(atomicInc)
-EMU_ATOMIC_SCOPED(atomicDec)
-#undef EMU_ATOMIC_SCOPED
+EMU_ATOMIC_UPDATE(unsigned int, atomicInc, o >= v ? 0u : o + 1u)
+EMU_ATOMIC_UPDATE(unsigned int, atomicDec, (o == 0u || o > v) ? v : o - 1u)
+#undef EMU_ATOMIC_UPDATE
+#undef EMU_ATOMIC
 
 EMU_TYPES_INLINE_ void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 EMU_TYPES_INLINE_ void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -748,4 +729,3 @@ EMU_TYPES_INLINE_ long long clock64() {
 
 #undef EMU_TYPES_INLINE_
 
-#endif  // EMU_TYPES_H
