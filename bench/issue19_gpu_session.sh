@@ -62,6 +62,14 @@ for i in range(4):
         print("calibration", i, w.calibration, r.outcome)
 PY
   ;;
+clocks)
+  export OUT
+  for f in challenges/reduction/levels/*.cu; do submit "$f" reduction; done
+  for f in challenges/vector_add/levels/*.cu; do submit "$f" vector_add; done
+  for f in challenges/softmax/levels/*.cu; do submit "$f" softmax; done
+  timeout 300 python3 -m pytest -q -p no:cacheprovider tests/test_gpu_grading.py -k "side_stream or forg or submit_times" 2>&1 \
+    | tail -15 | tee -a "$OUT/smoke.txt"
+  ;;
 tests)
   timeout 560 python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py \
     --ignore tests/test_engine.py tests 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "passed|failed|FAIL|Error" | tail -30

@@ -156,6 +156,9 @@ class Worker:
             return up
         worker_s: list[float] = []
         seconds: dict[int, list[float]] = {1: [], CALIBRATION_BATCH: []}
+        warm = self.sample(max(deadline - time.perf_counter(), 0.0), CALIBRATION_BATCH, noop=True)  # clocks up
+        if warm.outcome is not Outcome.OK:
+            return warm
         for _ in range(self.calibrate_samples):
             for count in seconds:
                 reply = self.sample(max(deadline - time.perf_counter(), 0.0), count, noop=True)

@@ -73,24 +73,28 @@ BATCH_S = 0.01
 """A submission's samples are asked for in batches of about this long (at most MAX_BATCH samples): the
 grader's clock around a batch then carries the channel's cost once for many samples."""
 MAX_BATCH = 64
+MIN_BATCHES = 8
+"""Batches taken at least (budget allowing) before the samples' precision may end the timing: the
+grader's clock needs several to say how far its figure can stray (a few milliseconds in all for a small kernel)."""
 
 
 def measure_batches(fetch: Callable[[int], list[float]], policy: TimingPolicy,
                     clock: Callable[[], float] = time.perf_counter, batch_s: float = 0.0) -> list[float]:
     """`measure`, taking the samples `fetch(count)` at a time: the warm-up in one batch, then one sample,
     then batches of about `batch_s` each (one sample at a time where it is 0), stopping by the policy's
-    rules, checked after each batch."""
+    rules, checked after each batch; in batches, not before MIN_BATCHES of them on precision alone."""
     if policy.warmup_calls:
         fetch(policy.warmup_calls)
     samples: list[float] = []
-    started, count = clock(), 1
+    started, count, batches = clock(), 1, 0
+    enough_batches = MIN_BATCHES if batch_s > 0 else 0
     while len(samples) < policy.max_calls:
         began = clock()
         got = fetch(count)
         per_call_s = (clock() - began) / len(got)
         samples += got
-        n = len(samples)
-        if n >= policy.min_calls and relative_standard_error(samples) <= policy.target_rse:
+        n, batches = len(samples), batches + 1
+        if n >= policy.min_calls and batches >= enough_batches and relative_standard_error(samples) <= policy.target_rse:
             break
         if clock() - started >= policy.budget_s and n >= policy.floor_calls:
             break
@@ -149,7 +153,7 @@ FORGERY_GAIN = 1.10
 """A time is never taken below the grader's own clock divided by this: what a forged answer can gain."""
 HOST_WORK_SHARE = 0.05
 """Solve is timed end to end where its own clock exceeds the events' time by more than this share..."""
-HOST_WORK_MIN_MS = 0.005
+HOST_WORK_MIN_MS = 0.01
 """...and by more than this: below it, the difference is the two clocks' noise, not host work."""
 FORGED_SHARE = 0.5
 """A worker whose own clock reports less than this share of what the grader's clock saw is lying: the

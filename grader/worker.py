@@ -164,19 +164,29 @@ class Timer:
         from grader.timing import event_sampler
         self.cp, self.event_sampler = cp, event_sampler
         self.flush = L2Flush(cp, flush_bytes)
-        self.noop = event_sampler(cp, self.flush, lambda: None, cp.cuda.runtime.deviceSynchronize)
+        self.noop = self.sampler(lambda: None)
 
-    def sampler(self, launch, finish):
+    def sampler(self, launch):
+        """Samples of `launch`, awaited the same way as the no-op samples of the calibration: the device
+        synchronized by this process's runtime (an error of the submission's is read after the clocks stop)."""
+        def finish() -> None:
+            try:
+                self.cp.cuda.runtime.deviceSynchronize()
+            except Exception:
+                pass  # a fault of the submission's: its own runtime names it, after the sample
         return self.event_sampler(self.cp, self.flush, launch, finish)
 
     @staticmethod
-    def sample(sampler, count: int = 1) -> dict:
-        """`count` samples: each one's events' milliseconds and this process's seconds around it."""
+    def sample(sampler, count: int = 1, check=None) -> dict:
+        """`count` samples: each one's events' milliseconds and this process's seconds around it; `check`
+        after each, outside the clocks."""
         ms, wall_s = [], []
         for _ in range(count):
             began = time.perf_counter()
             ms.append(sampler())
             wall_s.append(time.perf_counter() - began)
+            if check is not None:
+                check()
         return {"ok": True, "ms": ms, "wall_s": wall_s}
 
 
@@ -191,12 +201,13 @@ class Session:
             self.handles.close()
             raise
 
-        def finish() -> None:  # after the end event is queued: wait, through the submission's own runtime
+        def check() -> None:  # the submission's own runtime's error, if its work failed
             code = submission.sync()
             if code:
                 raise CallFailed(code)
 
-        self.sampler = timer.sampler(lambda: submission.entry(*args), finish)
+        self.sampler = timer.sampler(lambda: submission.entry(*args))
+        self.check = check
 
     def close(self) -> None:
         self.handles.close()
@@ -226,7 +237,7 @@ class Served:
         if cmd.get("noop"):
             return Timer.sample(self.timer.noop, count)
         try:
-            return Timer.sample(self.session.sampler, count)
+            return Timer.sample(self.session.sampler, count, self.session.check)
         except CallFailed as failed:
             self.end(cmd)
             return error_reply(self.submission, failed.code)
