@@ -10,7 +10,10 @@ never written fails the check.
 
 Two kinds share that logic: `DeviceBuffer` (an allocation of its own, shared with the worker process
 as a descriptor) and `SharedHostBuffer` (a page-aligned piece of a `SharedArena`, anonymous shared
-memory whose descriptor the CPU emulator's worker inherits). The grader reads and writes them only
+memory whose descriptor the CPU emulator's worker inherits). They differ only in where the data sits
+(`Layout`): on the GPU at the guard's end; in emulation so that the data ends (rounded up to 16
+bytes) at a page boundary, where the emulator's worker makes the guard's pages fault, and so notices
+a kernel that *reads* past the end as well. The grader reads and writes them only
 by plain copies and byte fills, so that on the GPU nothing makes CuPy compile a kernel; every check
 runs on host copies.
 """
@@ -55,10 +58,54 @@ class GuardDamage:
         return f"wrote outside {self.buffer}: " + " and ".join(sides)
 
 
+PAGE_BYTES = mmap.PAGESIZE
+VECTOR_BYTES = 16
+"""The widest load a kernel makes (float4, int4): CUDA aligns allocations for it, and a kernel may read
+the whole last vector of a buffer whose size is not a multiple of it."""
+
+
+def data_bytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _round_up(value: int, to: int) -> int:
+    return -(-value // to) * to
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a guarded buffer's parts lie in its allocation: [guard | data | tail | guard]. The tail (the
+    data rounded up to whole words) belongs to the guard after it."""
+
+    nbytes: int
+    data_offset: int
+    total_bytes: int
+
+    @property
+    def after_offset(self) -> int:
+        """Where the guard after the data starts: the data's end, rounded up to a whole word."""
+        return self.data_offset + _round_up(self.nbytes, 4)
+
+    @classmethod
+    def centred(cls, nbytes: int) -> "Layout":
+        """A full guard on each side (the GPU's buffers)."""
+        return cls(nbytes, GUARD_BYTES, 2 * GUARD_BYTES + _round_up(nbytes, 4))
+
+    @classmethod
+    def ending_on_a_page(cls, nbytes: int) -> "Layout":
+        """The data's end, rounded up to VECTOR_BYTES, on a page boundary, at least a full guard on each
+        side (the emulator's buffers): the start stays 16-byte aligned, the pages after the data hold
+        guard only, so the worker can make them fault (a read past the end), and a vector load of the
+        last, partial vector stays inside the data's page, as it is harmless on a GPU."""
+        vectors = _round_up(nbytes, VECTOR_BYTES)
+        offset = GUARD_BYTES + (-vectors) % PAGE_BYTES
+        return cls(nbytes, offset, offset + vectors + GUARD_BYTES)
+
+
 def padded_bytes(shape: tuple[int, ...], dtype: np.dtype) -> tuple[int, int]:
-    """(payload bytes, whole allocation bytes) for a guarded buffer."""
-    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    return nbytes, 2 * GUARD_BYTES + -(-nbytes // 4) * 4
+    """(payload bytes, whole allocation bytes) for a guarded buffer laid out as on the GPU."""
+    layout = Layout.centred(data_bytes(shape, dtype))
+    return layout.nbytes, layout.total_bytes
 
 
 def draw_guard_word(avoid: Iterable[int] = ()) -> int:
@@ -84,23 +131,25 @@ class GuardedBuffer:
     """The guard logic over one allocation; a subclass says how bytes move between it and the host
     (`_write`, `_read`, `_fill`, each at a byte offset into the allocation)."""
 
-    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None):
+    def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None,
+                 layout: Layout | None = None):
         self.name, self.shape, self.dtype = name, tuple(shape), np.dtype(dtype)
-        self.nbytes, self.total_bytes = padded_bytes(self.shape, self.dtype)
+        self.layout = layout or Layout.centred(data_bytes(self.shape, self.dtype))
+        self.nbytes, self.total_bytes = self.layout.nbytes, self.layout.total_bytes
+        self.data_offset = self.layout.data_offset
         self.guard_word = 0
         self.arm_guards(guard_word if guard_word is not None else draw_guard_word())
 
     @property
     def _after_offset(self) -> int:
-        return self.total_bytes - GUARD_BYTES
+        return self.layout.after_offset
 
     def arm_guards(self, word: int) -> None:
         """Fill both guards with `word` (a float32 quiet NaN other than those arithmetic makes)."""
         if word & ~PAYLOAD_MASK != QUIET_NAN or word in ARITHMETIC_NANS:
             raise ValueError(f"guard word {word:#010x} is not a quiet NaN with a payload of its own")
-        pattern = np.full(GUARD_BYTES // 4, word, np.uint32)
-        self._write(0, pattern)
-        self._write(self._after_offset, pattern)
+        self._write(0, np.full(self.data_offset // 4, word, np.uint32))
+        self._write(self._after_offset, np.full((self.total_bytes - self._after_offset) // 4, word, np.uint32))
         self.guard_word = word
 
     def upload(self, host: np.ndarray) -> None:
@@ -108,24 +157,24 @@ class GuardedBuffer:
         array = np.ascontiguousarray(host, dtype=self.dtype)
         if array.shape != self.shape:
             raise ValueError(f"{self.name}: shape {array.shape} does not fit a buffer of shape {self.shape}")
-        self._write(GUARD_BYTES, array)
+        self._write(self.data_offset, array)
 
     def to_host(self) -> np.ndarray:
         """The data region as a host array (for a host buffer, a view: read it, do not write it)."""
-        return self._read(GUARD_BYTES, self.nbytes).view(self.dtype).reshape(self.shape)
+        return self._read(self.data_offset, self.nbytes).view(self.dtype).reshape(self.shape)
 
     def fill_output(self) -> None:
         """All bytes 0xFF: NaN for floats, -1 for integers."""
-        self._fill(GUARD_BYTES, self.nbytes, OUTPUT_FILL_BYTE)
+        self._fill(self.data_offset, self.nbytes, OUTPUT_FILL_BYTE)
 
     def damage(self) -> GuardDamage | None:
-        guard_words = GUARD_BYTES // 4
-        before = np.flatnonzero(self._read(0, GUARD_BYTES).view(np.uint32) != self.guard_word)
-        after = np.flatnonzero(self._read(self._after_offset, GUARD_BYTES).view(np.uint32) != self.guard_word)
+        before = np.flatnonzero(self._read(0, self.data_offset).view(np.uint32) != self.guard_word)
+        after_bytes = self.total_bytes - self._after_offset
+        after = np.flatnonzero(self._read(self._after_offset, after_bytes).view(np.uint32) != self.guard_word)
         if before.size == 0 and after.size == 0:
             return None
-        tail_pad = self._after_offset - GUARD_BYTES - self.nbytes  # bytes between data end and guard
-        reach_before = (guard_words - int(before.min())) * 4 if before.size else 0
+        tail_pad = self._after_offset - self.data_offset - self.nbytes  # bytes between data end and guard
+        reach_before = (self.data_offset // 4 - int(before.min())) * 4 if before.size else 0
         reach_after = (int(after.max()) + 1) * 4 + tail_pad if after.size else 0
         return GuardDamage(self.name, reach_before, reach_after)
 
@@ -214,9 +263,6 @@ def _release_device(fd: int, mapping) -> None:
         mapping.close()
     except Exception:
         pass
-
-
-PAGE_BYTES = mmap.PAGESIZE
 
 
 @dataclass(frozen=True)
@@ -337,13 +383,13 @@ class SharedHostBuffer(GuardedBuffer):
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype, guard_word: int | None = None,
                  arena: SharedArena | None = None):
-        _, total = padded_bytes(shape, dtype)
+        layout = Layout.ending_on_a_page(data_bytes(tuple(shape), np.dtype(dtype)))
         self._own_arena = arena is None
         self.arena = arena or SharedArena()
-        self.extent = self.arena.allocate(total)
+        self.extent = self.arena.allocate(layout.total_bytes)
         self._mapping = self.arena.map(self.extent)
-        self._bytes = np.ndarray((total,), np.uint8, buffer=self._mapping)
-        super().__init__(name, shape, dtype, guard_word)
+        self._bytes = np.ndarray((layout.total_bytes,), np.uint8, buffer=self._mapping)
+        super().__init__(name, shape, dtype, guard_word, layout)
         self.data = self.to_host()
 
     @property
@@ -352,8 +398,10 @@ class SharedHostBuffer(GuardedBuffer):
         return memoryview(self._mapping)[:self.total_bytes]
 
     def worker_arg(self) -> dict:
+        """The extent, where the data starts in it and how long it is (the worker opens the data's pages to
+        kernels only), and the parameter's name (for its messages)."""
         return {"arena": self.arena.token, "start": self.extent.start, "length": self.extent.length,
-                "offset": GUARD_BYTES}
+                "offset": self.data_offset, "bytes": self.nbytes, "name": self.name}
 
     def _write(self, offset: int, host: np.ndarray) -> None:
         self._bytes[offset:offset + host.nbytes] = host.reshape(-1).view(np.uint8)

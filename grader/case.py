@@ -11,6 +11,7 @@ values.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from dataclasses import dataclass, field
@@ -169,14 +170,32 @@ def snapshot(challenge: Challenge, case: Case) -> tuple[bytes, ...]:
     return tuple(bytes(check.to_host(case.buffers[p.name].data)) for p in challenge.outputs)
 
 
+def with_past_end(run: OrderRun) -> Inspection:
+    """A run's inspection once what the emulator saw a kernel do is counted: a read past the end of an
+    allocation is WRONG_ANSWER (the answer rests on bytes the kernel does not own: on a GPU, whatever
+    lies there), a write past one the grader does not guard (the submission's own cudaMalloc) is
+    OUT_OF_BOUNDS. A stray write the guards caught, or a changed input, still comes first."""
+    found, seen = run.inspection, run.reply.past_end
+    if seen is None or found.verdict not in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):
+        return found
+    verdict = Verdict.OUT_OF_BOUNDS if seen.write else Verdict.WRONG_ANSWER
+    message = seen.message + (f"; and the output is wrong: {found.message}" if found.message else "")
+    return Inspection(verdict, message, found.comparisons)
+
+
 def combine_orders(runs: list[OrderRun]) -> Inspection:
-    """ACCEPTED only if every order is; different outputs from different orders is a RACE."""
+    """ACCEPTED only if every order is; different outputs from different orders is a RACE. An access past
+    an allocation's end explains more than a race does, and is named first."""
+    runs = [dataclasses.replace(r, inspection=with_past_end(r)) for r in runs]
     first = runs[0].inspection
     if all(r.inspection.verdict is Verdict.ACCEPTED for r in runs):
         return first
     for r in runs:
         if r.inspection.verdict not in (Verdict.ACCEPTED, Verdict.WRONG_ANSWER):
             return r.inspection  # a stray write or changed input says more than the race
+    for r in runs:
+        if r.reply.past_end is not None:
+            return r.inspection
     if all(r.outputs == runs[0].outputs for r in runs[1:]):
         return first  # deterministic: the same wrong answer in every order
     return Inspection(Verdict.RACE, _race_message(runs), first.comparisons)

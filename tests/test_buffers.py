@@ -81,7 +81,7 @@ def test_copying_another_buffers_guard_word_past_the_end_is_caught(made):
     b, c = made("B", shape=(4, 6)), made("C", shape=(5, 6))
     buffers.make_guards_distinct([b, c])
     words_b, words_c = raw_words(b), raw_words(c)
-    past_b, past_c = (GUARD_BYTES + b.nbytes) // 4, (GUARD_BYTES + c.nbytes) // 4
+    past_b, past_c = (b.data_offset + b.nbytes) // 4, (c.data_offset + c.nbytes) // 4
     assert words_b[past_b] == b.guard_word
     words_c[past_c] = words_b[past_b]
     assert b.damage() is None
@@ -96,13 +96,13 @@ def test_a_nan_carried_through_arithmetic_is_caught(made):
     b, c = made("B"), made("C")
     buffers.make_guards_distinct([b, c])
     carried = (np.array([b.guard_word], np.uint32).view(np.float32) * np.float32(2) + np.float32(1))
-    raw_words(c)[(GUARD_BYTES + c.nbytes) // 4 + 3] = carried.view(np.uint32)[0]
+    raw_words(c)[(c.data_offset + c.nbytes) // 4 + 3] = carried.view(np.uint32)[0]
     assert c.damage().after == 16
 
 
 def test_writes_before_the_start_report_their_reach(made):
     c = made("C")
-    raw_words(c)[GUARD_BYTES // 4 - 10] = 0
+    raw_words(c)[c.data_offset // 4 - 10] = 0
     assert c.damage().before == 40
 
 

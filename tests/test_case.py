@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from grader import case as cases
-from grader.buffers import GUARD_BYTES, SharedHostBuffer
+from grader.buffers import SharedHostBuffer
 from grader.spec import Shape
 from grader.verdict import Verdict
 
@@ -55,7 +55,7 @@ def test_copying_past_b_into_past_c_is_out_of_bounds(matmul, prepared):
     """C[M*K] = B[N*K]: caught because C's guard holds C's own word, not B's."""
     solve(prepared)
     b, c = prepared.buffers["B"], prepared.buffers["C"]
-    words(c)[(GUARD_BYTES + c.nbytes) // 4] = words(b)[(GUARD_BYTES + b.nbytes) // 4]
+    words(c)[(c.data_offset + c.nbytes) // 4] = words(b)[(b.data_offset + b.nbytes) // 4]
     found = cases.inspect(matmul, prepared)
     assert found.verdict is Verdict.OUT_OF_BOUNDS
     assert "outside C" in found.message and "past its end" in found.message

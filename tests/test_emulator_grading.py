@@ -211,7 +211,9 @@ def test_a_buffer_is_sent_as_an_extent_of_the_workers_arena():
     arena = SharedArena()
     buffer = SharedHostBuffer("C", (3, 3), np.float32, arena=arena)
     command = {"op": "call", "id": 5, "order": "reverse", "args": [buffer.worker_arg(), {"int": 3}, {"float": 0.5}]}
-    assert encode_command(command, arena) == f"5 call reverse 3 p0,{buffer.extent.length}@{256 * 1024} i3 f0.5"
+    offset = buffer.data_offset
+    assert (offset + 48) % 4096 == 0, "the data, rounded up to whole float4s, ends on a page"
+    assert encode_command(command, arena) == f"5 call reverse 3 p0,{buffer.extent.length}@{offset}+36=C i3 f0.5"
     with pytest.raises(ValueError, match="arena this worker does not hold"):
         encode_command(command, SharedArena())
     with pytest.raises(ValueError):
@@ -227,7 +229,7 @@ def test_the_worker_refuses_an_extent_past_its_arenas_end(matmul, emulator, cach
     with emulator.worker(built, matmul) as worker:
         assert worker.start().outcome is run.Outcome.OK
         arena = emulator._arenas.for_buffers()
-        past = {"arena": arena.token, "start": 1 << 30, "length": 1 << 20, "offset": 0}
+        past = {"arena": arena.token, "start": 1 << 30, "length": 1 << 20, "offset": 0, "bytes": 4, "name": "A"}
         reply = worker.call([past, past, past, {"int": 1}, {"int": 1}, {"int": 1}], 30)
     assert reply.outcome is run.Outcome.INTERNAL and "past the arena's end" in reply.detail, reply.detail
 

@@ -290,8 +290,9 @@ def _emulator_gap(failed: build.BuildResult) -> build.BuildResult:
 
 
 def encode_command(command: dict, arena: SharedArena | None = None) -> str:
-    """The runtime's line protocol: `ID call ORDER N ARG...` with p<start>,<length>@<offset> (a buffer:
-    bytes [start, start+length) of the worker's arena, the pointer `offset` bytes in), i<int>,
+    """The runtime's line protocol: `ID call ORDER N ARG...` with p<start>,<length>@<offset>+<bytes>=<name>
+    (a buffer: bytes [start, start+length) of the worker's arena, the pointer `offset` bytes in, at the
+    `bytes` of parameter `name`; the rest is guard, which the worker keeps shut to kernels), i<int>,
     f<float> (ID: the request's id, which the answer repeats), `ID ping`, `ID exit`. `arena` is the
     one the worker holds: a buffer of any other would be read as the wrong bytes."""
     request = str(int(command.get("id", 0)))
@@ -313,7 +314,10 @@ def encode_command(command: dict, arena: SharedArena | None = None) -> str:
 def _encode_buffer(arg: dict, arena: SharedArena | None) -> str:
     if arena is None or arg["arena"] != arena.token:
         raise ValueError("a buffer made in an arena this worker does not hold (made for another worker?)")
-    return f"p{int(arg['start'])},{int(arg['length'])}@{int(arg['offset'])}"
+    name = str(arg["name"])
+    if not name.isidentifier() or not name.isascii() or len(name) > 63:
+        raise ValueError(f"a buffer name the worker cannot take: {name[:80]!r}")
+    return f"p{int(arg['start'])},{int(arg['length'])}@{int(arg['offset'])}+{int(arg['bytes'])}={name}"
 
 
 def _unit(translated: str, display_path: str, challenge: Challenge) -> str:

@@ -96,11 +96,15 @@ thread_local dim3 tl_grid_dim;
 
 namespace {
 
+constexpr size_t kPage = 4096;
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr size_t kGuardBytes = 4096;
 constexpr int kMaxThreads = 1024;
 constexpr size_t kDefaultDynamicSmem = 48 * 1024;
 constexpr size_t kMaxDynamicSmem = 227 * 1024;
+constexpr size_t kVectorBytes = 16;  // the widest load (float4): a partial last vector is no overflow
+constexpr size_t kDynamicSpan = (kMaxDynamicSmem + kPage - 1) / kPage * kPage;
+constexpr size_t kDynamicGuard = 64 * 1024;  // past the span: never opened
 constexpr unsigned char kPoison = 0xFF;  // NaN as float, -1 as int
 
 enum class State { kReady, kBarrier, kWarp, kDone };
@@ -142,8 +146,13 @@ struct Worker {
     const Grid* grid = nullptr;
     int threads = 0;
     std::vector<std::pair<void*, size_t>> tracked;
-    std::vector<unsigned char> dynamic;
+    // The block's dynamic shared memory (extern __shared__): page-aligned, and only the pages a launch
+    // asked for are open (dynamic_open bytes); an access past them faults. The part of the last page
+    // past the request is checked after every block (poisoned when it starts, so a write shows).
+    char* dynamic = nullptr;
+    size_t dynamic_open = 0;
     std::string error;
+    cudaError_t error_code = cudaErrorLaunchFailure;  // what the launch fails with when error is set
     bool in_kernel = false;
     std::set<int> barrier_lines;  // where this worker saw barriers complete, for race reports
     // Per warp of the running block: lanes not yet finished, and lanes parked in a warp operation.
@@ -151,13 +160,15 @@ struct Worker {
     unsigned live[kMaxThreads / 32] = {};
     unsigned waiting[kMaxThreads / 32] = {};
 
-    Worker() : fibers(kMaxThreads), dynamic(kMaxDynamicSmem + 256) {
+    Worker() : fibers(kMaxThreads) {
         size_t slot = kStackBytes + kGuardBytes;
         void* region = mmap(nullptr, slot * kMaxThreads, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (region == MAP_FAILED) {
+        void* shared = mmap(nullptr, kDynamicSpan + kDynamicGuard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (region == MAP_FAILED || shared == MAP_FAILED) {
             std::fprintf(stderr, "emulator: cannot reserve fiber stacks\n");
             std::abort();
         }
+        dynamic = static_cast<char*>(shared);
         stacks = static_cast<char*>(region);
         for (int i = 0; i < kMaxThreads; ++i) {
             mprotect(stacks + i * slot, kGuardBytes, PROT_NONE);  // overflow faults instead of corrupting
@@ -427,9 +438,20 @@ uint3 unflatten(long long index, dim3 extent) {
                  static_cast<unsigned>(index / (static_cast<long long>(extent.x) * extent.y))};
 }
 
-void poison_shared(Worker& w, size_t dynamic_bytes) {
+size_t page_ceil(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+size_t vector_ceil(size_t bytes) { return (bytes + kVectorBytes - 1) / kVectorBytes * kVectorBytes; }
+
+// Opens as many pages of the worker's dynamic shared memory as a launch asked for and shuts the rest.
+void open_dynamic(Worker& w, size_t requested) {
+    size_t wanted = page_ceil(requested);
+    if (wanted > w.dynamic_open) mprotect(w.dynamic + w.dynamic_open, wanted - w.dynamic_open, PROT_READ | PROT_WRITE);
+    if (wanted < w.dynamic_open) mprotect(w.dynamic + wanted, w.dynamic_open - wanted, PROT_NONE);
+    w.dynamic_open = wanted;
+}
+
+void poison_shared(Worker& w) {
     for (auto& region : w.tracked) std::memset(region.first, kPoison, region.second);
-    std::memset(w.dynamic.data(), kPoison, dynamic_bytes);
+    std::memset(w.dynamic, kPoison, w.dynamic_open);  // the request and the rest of its last page
 }
 
 bool poisoned(const void* data, size_t bytes) {
@@ -445,14 +467,29 @@ bool poisoned(const void* data, size_t bytes) {
 bool wrote_shared(const Worker& w, size_t dynamic_bytes) {
     for (const auto& region : w.tracked)
         if (!poisoned(region.first, region.second)) return true;
-    return !poisoned(dynamic_shared(), dynamic_bytes);
+    return !poisoned(w.dynamic, dynamic_bytes);
+}
+
+// After a block: did it write past its dynamic shared memory, within the last page the launch's request
+// opened (beyond that page the access faulted)? Sets w.error when it did.
+bool kept_to_dynamic_request(Worker& w, const Grid& g, uint3 block) {
+    size_t end = vector_ceil(g.dynamic_smem);
+    if (end >= w.dynamic_open || poisoned(w.dynamic + end, w.dynamic_open - end)) return true;
+    size_t last = w.dynamic_open;
+    while (last > end && static_cast<unsigned char>(w.dynamic[last - 1]) == kPoison) --last;
+    w.error = format("%s wrote past the end of its dynamic shared memory (extern __shared__), up to byte %zu: the "
+                     "launch asked for %zu bytes (the third <<<...>>> argument). On a GPU that is an illegal address "
+                     "or another block's data: ask for every byte the kernel uses",
+                     block_name(block).c_str(), last, g.dynamic_smem);
+    w.error_code = cudaErrorIllegalAddress;
+    return false;
 }
 
 // Runs one block to completion; returns false with w.error set when it cannot complete.
 bool run_block(Worker& w, const Grid& g, uint3 block) {
     tl_block_idx = block;
     w.threads = static_cast<int>(g.block.x * g.block.y * g.block.z);
-    poison_shared(w, g.dynamic_smem);
+    poison_shared(w);
     for (int i = 0; i < w.threads; ++i) {
         Fiber& f = w.fibers[i];
         f.linear = i;
@@ -483,7 +520,7 @@ bool run_block(Worker& w, const Grid& g, uint3 block) {
             barrier += s == State::kBarrier;
             ready += s == State::kReady;
         }
-        if (done == w.threads) return true;
+        if (done == w.threads) return kept_to_dynamic_request(w, g, block);
         if (ready) continue;
         if (barrier + done == w.threads && done == 0) {
             std::string split = split_barrier(w);
@@ -637,14 +674,178 @@ LaunchProblem launch_config_problem(const Grid& g) {
     return {cudaSuccess, ""};
 }
 
+// ----------------------------------------------------------------------------- device memory
+//
+// Device memory (the grader's buffers, and what cudaMalloc returns) is mapped twice: the view, at the
+// addresses the submission's pointers hold, and an alias of the same pages that is always readable and
+// writable. The view is shut (PROT_NONE) while host code runs, so host code that reads or writes through
+// a device pointer faults, as it does beside a GPU. While kernels run, the view's pages that hold each
+// allocation are open; the pages past its end stay shut, so a kernel that reads past the end faults
+// too: the handler notes the read, opens that page, and lets the access go on (it reads the grader's NaN
+// guard, as a GPU reading past the end of the grader's buffer does). The runtime's own copies
+// (cudaMemcpy, cudaMemset) go through the alias and need no window. Every launch opens and shuts each
+// live allocation once: one mprotect each way, whatever the kernel does.
+
+struct Region {
+    std::atomic<bool> live{false};
+    char* view = nullptr;
+    char* alias = nullptr;
+    size_t length = 0;                    // bytes mapped at view and at alias
+    size_t data_begin = 0, data_end = 0;  // the allocation's bytes, as offsets into the view
+    size_t open_end = 0;                  // kernels may touch [page of data_begin, open_end)
+    bool from_grader = false;             // a grader's buffer: writes past it are the grader's to find
+    char name[64] = {};                   // what messages call it
+};
+
+constexpr int kMaxRegions = 4096;
+Region g_regions[kMaxRegions];
+std::atomic<int> g_region_slots{0};  // slots ever used: lookups scan no further
+std::mutex g_region_mutex;           // taking or freeing a slot, and every change of protection
+int g_kernels_running = 0;           // launches in progress (several host threads may launch), under the mutex
+
+size_t open_begin(const Region& r) { return r.data_begin / kPage * kPage; }
+void open_region(Region& r) {
+    mprotect(r.view + open_begin(r), r.open_end - open_begin(r), PROT_READ | PROT_WRITE);
+}
+void shut_region(Region& r) { mprotect(r.view, r.length, PROT_NONE); }  // shuts guard pages a fault opened
+
+// Lock-free, for the fault handler: the live region whose view holds `address`, or null.
+Region* region_at(const void* address) {
+    const char* a = static_cast<const char*>(address);
+    for (int i = 0, n = g_region_slots.load(std::memory_order_acquire); i < n; ++i) {
+        Region& r = g_regions[i];
+        if (r.live.load(std::memory_order_acquire) && a >= r.view && a < r.view + r.length) return &r;
+    }
+    return nullptr;
+}
+
+// The first access past an allocation in the current call, noted by the fault handler (no allocation:
+// fixed storage), answered with the call.
+std::atomic<bool> g_past_end_noted{false};
+bool g_past_end_write = false;
+char g_past_end_text[1024];
+
+void note_past_end(const Region& r, size_t offset, bool write) {
+    if (write && r.from_grader) return;  // the grader's guard check finds it, with its reach
+    if (g_past_end_noted.exchange(true)) return;
+    g_past_end_write = write;
+    Worker* w = tl_worker;
+    long long at = static_cast<long long>(offset) - static_cast<long long>(r.data_begin);
+    size_t holds = r.data_end - r.data_begin;
+    const char* side = offset < r.data_begin ? "before its start" : "past its end";
+    std::snprintf(g_past_end_text, sizeof g_past_end_text,
+                  "kernel `%s` (launched at line %d), block (%u,%u,%u), thread (%u,%u,%u) %s %s at byte %lld, %s "
+                  "(it holds %zu bytes). %s",
+                  w->grid->site.name, w->grid->site.line, tl_block_idx.x, tl_block_idx.y, tl_block_idx.z,
+                  tl_thread_idx.x, tl_thread_idx.y, tl_thread_idx.z, write ? "wrote" : "read", r.name, at, side, holds,
+                  write ? "On a GPU that overwrites whatever lies there: check the index against the size before "
+                          "writing"
+                        : r.from_grader
+                            ? "On a GPU those bytes are whatever lies past the buffer (in this grader, its NaN "
+                              "guard), so the result rests on memory the kernel does not own: check the index "
+                              "against the size before reading"
+                            : "On a GPU those bytes are whatever lies past the allocation, so the result rests on "
+                              "memory the kernel does not own: check the index against the size before reading");
+}
+
 }  // namespace
+
+Region* add_region(char* view, char* alias, size_t length, size_t data_begin, size_t data_end, bool from_grader,
+                   const char* name) {
+    std::lock_guard<std::mutex> lock(g_region_mutex);
+    for (int i = 0; i < kMaxRegions; ++i) {
+        Region& r = g_regions[i];
+        if (r.live.load(std::memory_order_relaxed)) continue;
+        r.view = view, r.alias = alias, r.length = length, r.data_begin = data_begin, r.data_end = data_end;
+        r.open_end = std::min(length, page_ceil(data_end));
+        r.from_grader = from_grader;
+        std::snprintf(r.name, sizeof r.name, "%s", name);
+        if (g_kernels_running) open_region(r);
+        else shut_region(r);
+        r.live.store(true, std::memory_order_release);
+        if (i >= g_region_slots.load()) g_region_slots.store(i + 1, std::memory_order_release);
+        return &r;
+    }
+    return nullptr;
+}
+
+void remove_region(Region* r) {
+    std::lock_guard<std::mutex> lock(g_region_mutex);
+    r->live.store(false, std::memory_order_release);
+    munmap(r->view, r->length);
+    munmap(r->alias, r->length);
+}
+
+// Where the runtime itself reads or writes [address, address + bytes): through the alias for device
+// memory, the address itself for host memory. Null when the range runs past the device mapping it starts in.
+char* runtime_address(const void* address, size_t bytes) {
+    Region* r = region_at(address);
+    if (!r) return static_cast<char*>(const_cast<void*>(address));
+    size_t offset = static_cast<size_t>(static_cast<const char*>(address) - r->view);
+    return bytes > r->length - offset ? nullptr : r->alias + offset;
+}
+
+// Kernels are about to run (open every allocation's pages) or have finished (shut them).
+struct DeviceWindow {
+    DeviceWindow() {
+        std::lock_guard<std::mutex> lock(g_region_mutex);
+        if (g_kernels_running++ == 0)
+            for (int i = 0, n = g_region_slots.load(); i < n; ++i)
+                if (g_regions[i].live.load()) open_region(g_regions[i]);
+    }
+    ~DeviceWindow() {
+        std::lock_guard<std::mutex> lock(g_region_mutex);
+        if (--g_kernels_running == 0)
+            for (int i = 0, n = g_region_slots.load(); i < n; ++i)
+                if (g_regions[i].live.load()) shut_region(g_regions[i]);
+    }
+};
+
+// A page fault at `address` (a write when `write`). True when it was a kernel touching the shut pages
+// around device memory: noted, the page opened, and the access may go on. Otherwise `what` says what it
+// was, where the runtime knows more than "a segmentation fault" (empty where it does not).
+bool absorb_fault(void* address, bool write, std::string& what) {
+    Worker* w = tl_worker;
+    bool kernel = w && w->in_kernel && w->grid;
+    char* a = static_cast<char*>(address);
+    if (kernel && a >= w->dynamic && a < w->dynamic + kDynamicSpan + kDynamicGuard) {
+        what = format("%s its dynamic shared memory (extern __shared__) at byte %zu, past its end: the launch asked for "
+                      "%zu bytes (the third <<<...>>> argument). On a GPU that is an illegal address or another "
+                      "block's data: ask for every byte the kernel uses",
+                      write ? "wrote" : "read", static_cast<size_t>(a - w->dynamic), w->grid->dynamic_smem);
+        return false;
+    }
+    Region* r = region_at(address);
+    if (!r) return false;
+    size_t offset = static_cast<size_t>(a - r->view);
+    if (!kernel) {
+        what = format("host code %s %s, a device pointer, at byte %lld (it holds %zu bytes): device memory is "
+                      "reachable only from kernels, and beside a GPU this is a segmentation fault too. Copy the data "
+                      "to the host with cudaMemcpy first, or do the work in a kernel",
+                      write ? "wrote" : "read", r->name,
+                      static_cast<long long>(offset) - static_cast<long long>(r->data_begin),
+                      r->data_end - r->data_begin);
+        return false;
+    }
+    if (offset >= open_begin(*r) && offset < r->open_end) return false;  // open to kernels: not ours to explain
+    note_past_end(*r, offset, write);
+    return mprotect(r->view + offset / kPage * kPage, kPage, PROT_READ | PROT_WRITE) == 0;
+}
+
+// The current call's first access past an allocation, if the fault handler noted one; forgets it.
+bool take_past_end(bool& write, std::string& message) {
+    if (!g_past_end_noted.load()) return false;
+    write = g_past_end_write;
+    message = g_past_end_text;
+    g_past_end_noted.store(false);
+    return true;
+}
 
 // ----------------------------------------------------------------------------- the emu:: API
 
-void* dynamic_shared() {
-    uintptr_t base = reinterpret_cast<uintptr_t>(this_worker().dynamic.data());
-    return reinterpret_cast<void*>((base + 127) & ~uintptr_t(127));
-}
+// The translated kernel keeps this pointer (a thread_local, set once per OS thread): it must not move
+// between launches, so the pages behind it are opened per launch instead (open_dynamic).
+void* dynamic_shared() { return this_worker().dynamic; }
 
 void track_shared(void* address, size_t bytes) {
     this_worker().tracked.emplace_back(address, bytes);
@@ -738,10 +939,12 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
     std::atomic<bool> failed{false};
     std::mutex message_mutex;
     std::string message;
+    cudaError_t code = cudaErrorLaunchFailure;
     LaunchRecord record{site.name, site.line, {}};
     std::function<void()> job = [&] {
         Worker& w = this_worker();
         w.grid = &g;
+        open_dynamic(w, g.dynamic_smem);
         w.in_kernel = true;
         w.barrier_lines.clear();
         tl_block_dim = block;
@@ -749,9 +952,10 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
         bool shared = false;
         for (long long k; !failed && (k = next.fetch_add(1)) < blocks;) {
             w.error.clear();
+            w.error_code = cudaErrorLaunchFailure;
             if (!run_block(w, g, unflatten(g.reverse ? blocks - 1 - k : k, grid))) {
                 std::lock_guard<std::mutex> lock(message_mutex);
-                if (!failed.exchange(true)) message = w.error;
+                if (!failed.exchange(true)) message = w.error, code = w.error_code;
             }
             shared = shared || wrote_shared(w, g.dynamic_smem);
         }
@@ -761,12 +965,15 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
         record.wrote_shared = record.wrote_shared || shared;
     };
     int helpers = static_cast<int>(std::min<long long>(worker_count(), blocks)) - 1;
-    pool().run(helpers, job);
+    {
+        DeviceWindow open_to_kernels;
+        pool().run(helpers, job);
+    }
     {
         std::lock_guard<std::mutex> lock(g_log_mutex);
         g_launch_log.push_back(std::move(record));
     }
-    if (failed) record_error(cudaErrorLaunchFailure, format("kernel `%s` (launched at line %d): %s", site.name, site.line, message.c_str()), true);
+    if (failed) record_error(code, format("kernel `%s` (launched at line %d): %s", site.name, site.line, message.c_str()), true);
 }
 
 // Crash reports: which kernel, block and thread were running when a signal arrived.
@@ -785,9 +992,61 @@ std::string crash_context() {
 
 namespace {
 constexpr size_t kDeviceMemory = 16ull << 30;  // the emulated device's memory, as cudaGetDeviceProperties says
+constexpr size_t kAllocationGuard = 64 * 1024;  // shut pages past each cudaMalloc allocation's end
+
+struct Allocation {
+    size_t bytes;              // counted against the device's memory
+    emu::Region* device;       // device memory (cudaMalloc), or null: host memory (cudaMallocHost, managed)
+};
 std::mutex g_alloc_mutex;
-std::unordered_map<void*, size_t> g_allocations;
+std::unordered_map<void*, Allocation> g_allocations;
 size_t g_allocated = 0;
+
+cudaError_t out_of_memory(size_t bytes, const char* why) {
+    emu::record_error(cudaErrorMemoryAllocation,
+                      emu::format("cudaMalloc of %zu bytes: %s (the emulated device has %zu GiB, %zu bytes in use)",
+                                  bytes, why, kDeviceMemory >> 30, g_allocated),
+                      false);
+    return cudaErrorMemoryAllocation;
+}
+
+// Device memory of `rounded` bytes (a multiple of 256) whose end meets kAllocationGuard bytes of shut
+// pages, mapped twice (view and alias: see "device memory"). Filled with 0xFF: device memory is garbage,
+// not zeros. Null when it cannot be mapped or tracked.
+void* map_device_memory(size_t bytes, size_t rounded, emu::Region*& region) {
+    size_t pages = emu::page_ceil(rounded), length = pages + kAllocationGuard;
+    void* alias = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (alias == MAP_FAILED) return nullptr;
+    void* view = mremap(alias, 0, length, MREMAP_MAYMOVE);  // a second mapping of the same pages
+    if (view == MAP_FAILED) {
+        munmap(alias, length);
+        return nullptr;
+    }
+    size_t begin = pages - rounded;
+    std::memset(static_cast<char*>(alias) + begin, 0xFF, rounded);
+    region = emu::add_region(static_cast<char*>(view), static_cast<char*>(alias), length, begin, begin + bytes,
+                             false, "memory it allocated with cudaMalloc");
+    if (!region) {
+        munmap(view, length);
+        munmap(alias, length);
+        return nullptr;
+    }
+    return static_cast<char*>(view) + begin;
+}
+
+// Host memory the device may reach too (pinned, managed): reachable from host code and kernels alike.
+cudaError_t allocate_host(void** pointer, size_t bytes) {
+    if (!pointer) return cudaErrorInvalidValue;
+    size_t rounded = (bytes + 255) / 256 * 256;
+    std::lock_guard<std::mutex> lock(g_alloc_mutex);
+    void* memory = rounded && rounded <= kDeviceMemory - g_allocated ? std::aligned_alloc(256, rounded) : nullptr;
+    *pointer = memory;
+    if (rounded && !memory) return out_of_memory(bytes, "out of memory");
+    if (memory) std::memset(memory, 0xFF, rounded);
+    g_allocations[memory] = Allocation{rounded, nullptr};
+    g_allocated += rounded;
+    return cudaSuccess;
+}
 
 struct Timestamp {
     std::chrono::steady_clock::time_point when;
@@ -804,32 +1063,30 @@ cudaError_t cudaMalloc(void** pointer, size_t bytes) {
     if (!pointer) return cudaErrorInvalidValue;
     size_t rounded = (bytes + 255) / 256 * 256;
     std::lock_guard<std::mutex> lock(g_alloc_mutex);
-    void* memory = rounded && rounded <= kDeviceMemory - g_allocated ? std::aligned_alloc(256, rounded) : nullptr;
-    if (rounded && !memory) {
-        *pointer = nullptr;
-        emu::record_error(cudaErrorMemoryAllocation,
-                          emu::format("cudaMalloc of %zu bytes: out of memory (the emulated device has %zu GiB, %zu "
-                                      "bytes in use)", bytes, kDeviceMemory >> 30, g_allocated),
-                          false);
-        return cudaErrorMemoryAllocation;
-    }
-    if (memory) std::memset(memory, 0xFF, rounded);  // uninitialized device memory is garbage, not zeros
-    g_allocations[memory] = rounded;
+    *pointer = nullptr;
+    if (!rounded) return cudaSuccess;
+    if (rounded > kDeviceMemory - g_allocated) return out_of_memory(bytes, "out of memory");
+    emu::Region* region = nullptr;
+    void* memory = map_device_memory(bytes, rounded, region);
+    if (!memory) return out_of_memory(bytes, "the emulator could not map it (or tracks 4096 live allocations already)");
+    g_allocations[memory] = Allocation{rounded, region};
     g_allocated += rounded;
     *pointer = memory;
     return cudaSuccess;
 }
-cudaError_t cudaMallocManaged(void** pointer, size_t bytes, unsigned) { return cudaMalloc(pointer, bytes); }
-cudaError_t cudaMallocHost(void** pointer, size_t bytes) { return cudaMalloc(pointer, bytes); }
-cudaError_t cudaHostAlloc(void** pointer, size_t bytes, unsigned) { return cudaMalloc(pointer, bytes); }
+// Managed and pinned memory are host memory that kernels reach too: host code may touch them, as beside a GPU.
+cudaError_t cudaMallocManaged(void** pointer, size_t bytes, unsigned) { return allocate_host(pointer, bytes); }
+cudaError_t cudaMallocHost(void** pointer, size_t bytes) { return allocate_host(pointer, bytes); }
+cudaError_t cudaHostAlloc(void** pointer, size_t bytes, unsigned) { return allocate_host(pointer, bytes); }
 cudaError_t cudaFree(void* pointer) {
     if (!pointer) return cudaSuccess;
     std::lock_guard<std::mutex> lock(g_alloc_mutex);
     auto found = g_allocations.find(pointer);
     if (found == g_allocations.end()) return cudaErrorInvalidValue;
-    g_allocated -= found->second;
+    g_allocated -= found->second.bytes;
+    if (found->second.device) emu::remove_region(found->second.device);
+    else std::free(pointer);
     g_allocations.erase(found);
-    std::free(pointer);
     return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* pointer) { return cudaFree(pointer); }
@@ -857,10 +1114,23 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     *free_bytes = kDeviceMemory - g_allocated;
     return cudaSuccess;
 }
+// A copy or fill that runs past the end of the device memory it starts in: refused, as a GPU refuses it.
+cudaError_t past_allocation(const char* call, size_t bytes) {
+    emu::record_error(cudaErrorInvalidValue,
+                      emu::format("%s of %zu bytes runs past the end of the device allocation it starts in", call,
+                                  bytes),
+                      false);
+    return cudaErrorInvalidValue;
+}
+
+// Copies and fills reach device memory through its alias: the submission's view of it is shut to host code.
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
     if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
-    std::memmove(dst, src, bytes);
+    char* to = emu::runtime_address(dst, bytes);
+    const char* from = emu::runtime_address(src, bytes);
+    if (!to || !from) return past_allocation("cudaMemcpy", bytes);
+    std::memmove(to, from, bytes);
     return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
@@ -868,7 +1138,9 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
 }
 cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
     if (bytes && !dst) return cudaErrorInvalidValue;
-    std::memset(dst, value, bytes);
+    char* to = emu::runtime_address(dst, bytes);
+    if (!to) return past_allocation("cudaMemset", bytes);
+    std::memset(to, value, bytes);
     return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t) { return cudaMemset(dst, value, bytes); }
@@ -1080,12 +1352,23 @@ std::atomic<bool> g_answered_last{false};
     _exit(status);
 }
 
-void on_fatal_signal(int signal, siginfo_t* info, void*) {
+// A page fault (x86-64's error code: bit 1 set for a write) at device memory: a kernel reading past an
+// allocation goes on (absorb_fault), host code touching device memory ends the worker with that named.
+void on_fatal_signal(int signal, siginfo_t* info, void* context) {
     const char* name = signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : signal == SIGFPE ? "SIGFPE"
                      : signal == SIGILL ? "SIGILL" : "SIGABRT";
+    std::string what;
+    if (signal == SIGSEGV && info && info->si_code != SI_KERNEL) {
+        bool write = static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2;
+        if (emu::absorb_fault(info->si_addr, write, what)) return;
+    }
     std::string where = emu::crash_context();
+    if (!what.empty()) {
+        const char* fault = where.rfind("in kernel", 0) == 0 ? "illegal memory access" : "segmentation fault";
+        answer_and_exit(emu::format("%s (SIGSEGV) %s: %s", fault, where.c_str(), what.c_str()), 128 + signal);
+    }
     bool kernel = where.rfind("in kernel", 0) == 0;
-    std::string what = signal == SIGSEGV || signal == SIGBUS
+    what = signal == SIGSEGV || signal == SIGBUS
         ? memory_fault(kernel, info)
         : signal == SIGFPE ? "arithmetic exception (integer division by zero?)"
         : signal == SIGABRT ? "abort (a failed assert?)" : "illegal instruction (__trap()?)";
@@ -1373,30 +1656,42 @@ void start_confined(int argc, char** argv, char**) {
 
 __attribute__((section(".preinit_array"), used)) void (*const g_start_confined)(int, char**, char**) = start_confined;
 
-struct Mapping {
-    void* base = nullptr;
-    size_t size = 0;
-};
-
 int g_arena_fd = -1;  // the grader's buffers: one anonymous file, inherited (--arena-fd), named nowhere
 
-// "p<start>,<length>@<offset>": bytes [start, start+length) of the arena, the argument pointing
-// `offset` bytes in. The grader grows the file before it names an extent; one past its end would
-// fault on first touch, blamed on the submission, so it is refused here. Returns the problem, or "".
-std::string map_buffer(const char* token, Mapping& mapping, void*& pointer) {
-    unsigned long long start = 0, length = 0, offset = 0;
-    if (std::sscanf(token, "p%llu,%llu@%llu", &start, &length, &offset) != 3 || offset >= length)
-        return emu::format("a malformed buffer argument %.40s", token);
+// "p<start>,<length>@<offset>+<bytes>=<name>": bytes [start, start+length) of the arena, the argument
+// pointing `offset` bytes in, at the `bytes` of the parameter `name` (the rest is the grader's guard).
+// Mapped as device memory (view and alias), open to kernels only around those bytes. The grader grows
+// the file before it names an extent; one past its end would fault on first touch, blamed on the
+// submission, so it is refused here. Returns the problem, or "".
+std::string map_buffer(const char* token, emu::Region*& region, void*& pointer) {
+    unsigned long long start = 0, length = 0, offset = 0, bytes = 0;
+    char name[64] = {};
+    if (std::sscanf(token, "p%llu,%llu@%llu+%llu=%63[A-Za-z0-9_]", &start, &length, &offset, &bytes, name) != 5 ||
+        offset > length || bytes > length - offset)
+        return emu::format("a malformed buffer argument %.60s", token);
     if (g_arena_fd < 0) return "a buffer argument, but no arena (--arena-fd)";
     struct stat info {};
     unsigned long long size = fstat(g_arena_fd, &info) == 0 ? static_cast<unsigned long long>(info.st_size) : 0;
     if (length > size || start > size - length)
         return emu::format("the buffer at %llu (%llu bytes) lies past the arena's end (%llu bytes)", start, length,
                            size);
-    void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, g_arena_fd, static_cast<off_t>(start));
-    if (base == MAP_FAILED) return emu::format("cannot map the buffer at %llu: %s", start, std::strerror(errno));
-    mapping = Mapping{base, static_cast<size_t>(length)};
-    pointer = static_cast<char*>(base) + offset;
+    auto at = static_cast<off_t>(start);
+    void* view = mmap(nullptr, length, PROT_NONE, MAP_SHARED, g_arena_fd, at);
+    void* alias = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, g_arena_fd, at);
+    std::string problem = view == MAP_FAILED || alias == MAP_FAILED
+        ? emu::format("cannot map the buffer at %llu: %s", start, std::strerror(errno)) : "";
+    if (problem.empty()) {
+        std::string quoted = emu::format("`%s`", name);
+        region = emu::add_region(static_cast<char*>(view), static_cast<char*>(alias), length, offset, offset + bytes,
+                                 true, quoted.c_str());
+        if (!region) problem = "cannot track the buffer: 4096 device allocations are live";
+    }
+    if (!problem.empty()) {
+        if (view != MAP_FAILED) munmap(view, length);
+        if (alias != MAP_FAILED) munmap(alias, length);
+        return problem;
+    }
+    pointer = static_cast<char*>(view) + offset;
     return "";
 }
 
@@ -1467,15 +1762,19 @@ std::string handle_call(char* line) {
     emu::g_reverse = order && std::strcmp(order, "reverse") == 0;
     emu::g_launch_log.clear();
     std::vector<emu::Arg> args(static_cast<size_t>(count));
-    std::vector<Mapping> mappings;
+    std::vector<emu::Region*> mappings;
+    struct Unmap {
+        std::vector<emu::Region*>& regions;
+        ~Unmap() { for (emu::Region* r : regions) emu::remove_region(r); }
+    } unmap{mappings};
     for (int i = 0; i < count; ++i) {
         char* token = strtok_r(nullptr, " \n", &save);
         if (!token) return "{\"ok\": false, \"internal\": \"too few arguments\"}";
         if (token[0] == 'p') {
-            Mapping mapping;
-            std::string problem = map_buffer(token, mapping, args[i].p);
+            emu::Region* region = nullptr;
+            std::string problem = map_buffer(token, region, args[i].p);
             if (!problem.empty()) return "{\"ok\": false, \"internal\": " + json_string(problem) + "}";
-            mappings.push_back(mapping);
+            mappings.push_back(region);
         } else if (token[0] == 'i') {
             args[i].i = std::atoll(token + 1);
         } else {
@@ -1484,12 +1783,17 @@ std::string handle_call(char* line) {
     }
     int threads_before = thread_count(), pool_before = emu::g_pool_threads;
     std::set<std::string> libraries_before = loaded_libraries();
+    bool write = false;
+    std::string past_end;
+    emu::take_past_end(write, past_end);  // an earlier call's, answered with a CUDA error: not this one's
     auto started = std::chrono::steady_clock::now();
     emu_invoke_entry(args.data());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     check_untouched();
     std::string left = leftovers(threads_before, pool_before, libraries_before);
-    for (auto& m : mappings) munmap(m.base, m.size);
+    if (emu::take_past_end(write, past_end))
+        left += emu::format(", \"past_end\": {\"write\": %s, \"message\": ", write ? "true" : "false") +
+                json_string(past_end) + "}";
     cudaError_t error = cudaGetLastError();
     if (error == cudaSuccess)
         return emu::format("{\"ok\": true, \"seconds\": %.9f, \"kernels\": ", seconds) + launch_log_json() + left + "}";

@@ -326,17 +326,17 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* dst, int value, size_t bytes);
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream = nullptr);
+// A symbol (__constant__, __device__) is host memory in emulation; the other side may be device memory,
+// which host code cannot touch: cudaMemcpy reaches it.
 template <class T>
 cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
                                cudaMemcpyKind = cudaMemcpyHostToDevice) {
-    std::memcpy(reinterpret_cast<char*>(const_cast<T*>(&symbol)) + offset, src, bytes);
-    return cudaSuccess;
+    return cudaMemcpy(reinterpret_cast<char*>(const_cast<T*>(&symbol)) + offset, src, bytes, cudaMemcpyDefault);
 }
 template <class T>
 cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
                                  cudaMemcpyKind = cudaMemcpyDeviceToHost) {
-    std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, bytes);
-    return cudaSuccess;
+    return cudaMemcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, bytes, cudaMemcpyDefault);
 }
 template <class T>
 cudaError_t cudaGetSymbolAddress(void** pointer, const T& symbol) {
