@@ -3,6 +3,7 @@ and that every user line keeps its line number (no GPU, no nvcc; g++ only for th
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -107,6 +108,142 @@ def test_unparsable_launch_is_reported_not_mangled():
     result = translate(src)
     assert result.text == src
     assert [f.line for f in result.unsupported] == [1, 2, 3]
+
+
+# --- launch spellings nvcc accepts (nvcc 13, checked by test_launch_spellings_match_nvcc) ---------
+# nvcc reads `<<<` as `<<` then `<`, and `>>>` as `>>` then `>`: clang-format's `k << <g, b >> > (x)`
+# is a launch, so are a comment or spaces between the two, and a line break between `>>` and `>` (not
+# between `<<` and `<`). `< < <`, `< <<`, `> >>` and `> > >` are not.
+
+LAUNCHES = [  # (source, config as the rewrite passes it on)
+    ("k<<<1, 32>>>(p);", "1, 32"),
+    ("k << <1, 32 >> > (p);", "1, 32 "),
+    ("k << <g, b, smem >> > (p);", "g, b, smem "),
+    ("k<< <1, 32>>>(p);", "1, 32"),
+    ("k<<<1, 32>> >(p);", "1, 32"),
+    ("k<</*c*/<1, 32>>/*c*/>(p);", "1, 32"),
+    ("k<<\t<1, 32>>>(p);", "1, 32"),
+    ("k<<<1, 32>> //c\n>(p);", "1, 32"),
+    ("k<<<1, 32 >>\n\n>(p);", "1, 32 "),
+    ("k\n<<<\n1,\n32\n>>>\n(p);", "\n1,\n32\n"),
+    ("k <<< 1 , 32 >>> (p) ;", " 1 , 32 "),
+    ("k<<\\\n<1, 32>>>(p);", "1, 32"),
+    ("k << <n > 2 ? 1 : 2, 32 >> > (p);", "n > 2 ? 1 : 2, 32 "),
+    ("k << <1, n >> 1 >> > (p);", "1, n >> 1 "),
+    ("k<<<1, n>> >(p);", "1, n"),
+    ("k<<<1, n>>=1>>>(p);", "1, n>>=1"),
+    ("k<<<1, n>= 1 >> >(p);", "1, n>= 1 "),
+    ("k<<<1, threads_v<float> >>>(p);", "1, threads_v<float> "),
+    ("k<<<1, threads_v<float> >> >(p);", "1, threads_v<float> "),
+    ("k<<<1, threads_v<Block<3>> >>>(p);", "1, threads_v<Block<3>> "),
+    ("k<<<1, threads_v<Block<3>>>>>(p);", "1, threads_v<Block<3>>"),
+    ("k<<<1, threads_for<Block<3>>()>>>(p);", "1, threads_for<Block<3>>()"),
+    ("k<<<1, Block<32>::value>>>(p);", "1, Block<32>::value"),
+]
+NOT_LAUNCHES = [  # nvcc rejects each (a compile error there, left to g++ here) or reads no launch in it
+    "k<<\n<1, 32>>>(p);",
+    "k<< //c\n<1, 32>>>(p);",
+    "k<</*a\nb*/<1, 32>>>(p);",
+    "k < < < 1, 32 > > > (p);",
+    "k</*c*/<<1, 32>>>(p);",
+    "int r = operator<<<float>(S{}, 1.0f);",
+    "int r = operator<< <float>(S{}, 1.0f);",
+]
+UNPARSABLE = [  # an opener without a closer nvcc would take: nvcc rejects each too
+    "k<<<1, 32> >>(p);",
+    "k<<<1, 32>/*c*/>>(p);",
+    "k<<<1, 32> > >(p);",
+    "k<<<1, 32>>>>(p);",
+    "k<<<1, threads_v<float>>>>(p);",
+    "k<<<1, threads_v<float>>> >(p);",
+    "k<<<1, threads_v<Block<3>> > >>(p);",
+]
+
+
+@pytest.mark.parametrize("source, config", LAUNCHES, ids=[s for s, _ in LAUNCHES])
+def test_launch_spellings_nvcc_accepts(source, config):
+    line = source[:source.index("<")].count("\n") + 1  # the line of the `<<`
+    assert rewritten(source).startswith(f'::emu::launch(k, "k", {line}, {config})(p)')
+
+
+@pytest.mark.parametrize("source", NOT_LAUNCHES)
+def test_spellings_nvcc_reads_no_launch_in_are_left_alone(source):
+    assert translate(source) == Translation(source, (), ())
+
+
+@pytest.mark.parametrize("source", UNPARSABLE)
+def test_spellings_nvcc_rejects_are_reported(source):
+    result = translate(source)
+    assert result.text == source and [f.line for f in result.unsupported] == [1]
+
+
+NVCC_PRELUDE = r"""#include <cuda_runtime.h>
+template <int N> struct Block { static constexpr int value = N; };
+template <class T> constexpr int threads_for() { return 128; }
+template <class T> constexpr int threads_v = 128;
+struct S {};
+template <class T> int operator<<(S, T) { return 1; }
+__global__ void k(float* p) {}
+"""
+
+
+@pytest.mark.nvcc
+@pytest.mark.slow
+def test_launch_spellings_match_nvcc(tmp_path):
+    """nvcc compiles every spelling read as a launch, and none reported as unparsable; of those read
+    as no launch, only the operator<< calls (one function each; an error names its line)."""
+    spellings = [s for s, _ in LAUNCHES] + NOT_LAUNCHES + UNPARSABLE
+    text, first_lines = NVCC_PRELUDE, []
+    for n, spelling in enumerate(spellings):
+        first_lines.append(text.count("\n") + 1)
+        text += f"void f{n}(float* p, int n, int g, int b, int smem) {{\n{spelling}\n}}\n"
+    (tmp_path / "spellings.cu").write_text(text)
+    proc = subprocess.run(["nvcc", "-arch=sm_90", "-c", "spellings.cu", "-o", "spellings.o",
+                           "-Xcudafe", "--error_limit=1000"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    failed = {int(line) for line in re.findall(r"^spellings\.cu\((\d+)\): error", proc.stderr, re.M)}
+    rejected = {spelling for spelling, first, end in zip(spellings, first_lines, first_lines[1:] + [10**9])
+                if any(first <= line < end for line in failed)}
+    assert rejected == set(UNPARSABLE + NOT_LAUNCHES[:5]), proc.stderr
+
+
+def test_clang_formatted_templated_launches():
+    assert rewritten("tk<float, 4> << <1, 32 >> > (p);") == \
+        '::emu::launch(tk<float, 4>, "tk<float, 4>", 1, 1, 32 )(p);'
+    assert rewritten("anyk<Block<3>> << <1, 32 >> > (p);") == \
+        '::emu::launch(anyk<Block<3>>, "anyk<Block<3>>", 1, 1, 32 )(p);'
+    assert rewritten("ns::k3<float><< <g, b>>\n>(p);") == \
+        '::emu::launch(ns::k3<float>, "ns::k3<float>", 1, g, b)(p)\n;'
+
+
+def test_a_launch_over_several_lines_keeps_every_line_in_place():
+    src = ("void f() {\n"
+           "    softmax<float, 4>\n"
+           "        << <blocks, // one per row\n"
+           "            threads, smem >>\n"
+           "        > (in, out,\n"
+           "           n);\n"
+           "    after();\n"
+           "}\n")
+    assert lines(rewritten(src)) == [
+        "void f() {",
+        '    ::emu::launch(softmax<float, 4>, "softmax<float, 4>", 3, blocks, // one per row',
+        "            threads, smem )(in, out,",
+        "           n)",
+        "",  # the line breaks between the chevrons and the kernel's name, moved after the launch
+        ";",
+        "    after();",
+        "}",
+        "",
+    ]
+
+
+def test_right_shifts_and_nested_templates_outside_a_launch_stay_as_they_are():
+    src = ("k << <1, 32 >> > (p);\n"
+           "std::vector<std::vector<std::vector<int>>> v; std::vector<std::vector<int>> > w;\n"
+           "int x = a >> 1 > b; bool y = (a >> 2) > 1; int z = a >> b;\n")
+    result = translate(src)
+    assert result.unsupported == ()
+    assert lines(result.text)[1:] == lines(src)[1:]
 
 
 # --- shared memory -----------------------------------------------------------------------------

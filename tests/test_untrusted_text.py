@@ -119,6 +119,18 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "launches-in-callees": _nested("k<(", "<<<1>>>())>"),
     "launches-in-arguments": _nested("k<<<1>>>(", ")"),
     "launches-in-configurations": _nested("k<<<", ">>>()"),
+    # nvcc's other launch spellings (issue 19): `<< <` opens, `>> >` closes, a gap in either
+    "spaced-launch-openers": _repeated("<< <"),
+    "spaced-launch-closers": _repeated(">> >"),
+    "kernel-spaced-launch-openers": _repeated("k << <"),
+    "closers-across-lines": _repeated(">>\n>"),
+    "openers-across-lines": _repeated("k<<\n<"),
+    "continued-openers": _repeated("k<<\\\n<"),
+    "shift-assignments": _repeated(">>="),
+    "operator-shift-specializations": _repeated("operator<< <"),
+    "one-long-opener-gap": _framed("k<<", " ", "<1>>>()"),
+    "spaced-launches-in-configurations": _nested("k << <", ">> > ()"),
+    "spaced-launches-in-callees": _nested("k<(", "<< <1>> >())>"),
     # brackets, declarations, directives
     "parentheses": _repeated("("),
     "braces": _repeated("{"),
