@@ -14,11 +14,10 @@ rewritten here:
 - a file-scope `main(...)`, the file's own test program, is renamed: the worker has the program's
   `main`, and the grader calls only the entry point, as the GPU build does.
 Every name a rewrite brings into the user's code is reserved (`__emu_...`) or in namespace `emu`, so it
-cannot clash with the file's own. The scan works on tokens, so comments and literals are never touched,
-and every rewrite keeps the
-user's code on its original line (moved line breaks go to the end of the rewrite), so g++
-diagnostics point at the user's own file and line. It also reports what the emulator cannot run
-(the caller refuses the file) and what may behave differently on a CPU than on a GPU.
+cannot clash with one of the file's own. The scan works on tokens, so comments and literals are never
+touched, and every rewrite keeps the user's code on its original line (moved line breaks go to the end
+of the rewrite), so g++ diagnostics point at the user's own file and line. It also reports what the
+emulator cannot run (the caller refuses the file) and what may behave differently on a CPU than on a GPU.
 
 The text is a student's, so every pass is linear in its length: the lexer's every alternative consumes
 what it scans, and a question asked of many tokens (where does the launch opened here close?) is

@@ -14,12 +14,12 @@
 //   6. misc: __trap, __brkpt, clock64
 //
 // Everything user-visible lives in the global namespace, spelled exactly like
-// CUDA spells it, with exactly CUDA's overloads: no more (a file may define its
-// own function of a name CUDA uses, for a type CUDA does not, as LeetGPU
-// answers do with `atomicMax(float*, float)`, and a template or an overload
-// CUDA lacks would clash with it or make its calls ambiguous) and, where the
-// emulator has the function at all, no fewer. Helpers live in namespace
-// emu::detail; macros used only in here are #undef'd at its end.
+// CUDA spells it, with CUDA's own overloads and no others: a file may define a
+// function of a name CUDA uses for a type CUDA does not (LeetGPU answers define
+// `atomicMax(float*, float)`), and a template or an overload CUDA lacks would
+// make that a redefinition or its calls ambiguous (tests/test_emulator_api.py
+// asks nvcc about every global declaration here). Helpers live in namespace
+// emu::detail; macros used only in here are #undef'd after use.
 //
 // Deliberately NOT defined here (the including emulator header owns them):
 // __shared__, __syncthreads*, threadIdx, blockIdx, blockDim, gridDim,
