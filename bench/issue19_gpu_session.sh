@@ -70,12 +70,19 @@ clocks)
   timeout 300 python3 -m pytest -q -p no:cacheprovider tests/test_gpu_grading.py -k "side_stream or forg or submit_times" 2>&1 \
     | tail -15 | tee -a "$OUT/smoke.txt"
   ;;
+final)
+  timeout 120 python3 bench/thirdparty_verdicts.py .thirdparty/corpus --backend cuda --only euan-turner --only code-harsh \
+    --grader-arg=--timing-budget --grader-arg=0.3 --out "$OUT/cuda-rerun.json" 2>&1 | grep -E "^\[" | tee "$OUT/final.txt"
+  timeout 330 python3 -m pytest -m gpu -v -p no:cacheprovider -rs tests/test_gpu_grading.py tests/test_no_runtime_compile.py \
+    -k "not corpus or allocates or sums_partials or forges_timing or side_stream or host_reads or unguarded_single or dynamic_shared or own_float or clang_formatted" \
+    2>&1 | grep -E "PASSED|FAILED|ERROR|passed|failed|SKIPPED" | tee -a "$OUT/final.txt" | tail -40
+  ;;
 tests)
   timeout 560 python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py \
     --ignore tests/test_engine.py tests 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "passed|failed|FAIL|Error" | tail -30
   ;;
 thirdparty)
-  timeout 560 python3 bench/thirdparty_verdicts.py .thirdparty/corpus --backend cuda --out "$OUT/cuda.json" 2>&1 \
-    | tail -40 | tee "$OUT/thirdparty.txt"
+  timeout 570 python3 bench/thirdparty_verdicts.py .thirdparty/corpus --backend cuda --jobs 4 --timeout 200 \
+    --grader-arg=--timing-budget --grader-arg=0.3 --out "$OUT/cuda.json" 2>&1 | tail -40 | tee "$OUT/thirdparty.txt"
   ;;
 esac
