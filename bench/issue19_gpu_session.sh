@@ -2,22 +2,14 @@
 # GPU checks of issue 19 (verdict trust) on the lent GPU machine, in stages that each fit one call:
 #   STAGE=smoke       the timing path end to end: submit the naive matmul, the two host-work files, the
 #                     side-stream file and the worker-rewriting forger; the calibration's figures
+#   STAGE=clocks      every reduction, vector_add and softmax level submitted: the three clocks of each case
+#   STAGE=final       two third-party files again, then the changed GPU tests
 #   STAGE=tests       the GPU tests (hostile corpus aside)
 #   STAGE=thirdparty  the third-party corpus (.thirdparty/corpus, carried; never committed) through
 #                     bench/thirdparty_verdicts.py on the GPU, written to $OUT/cuda.json
-# bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in the rest.
+# The machine is set up by bench/gpu_setup.sh (carry .debs and .whl).
 set -u
-export PYTHONUNBUFFERED=1 COLUMNS=200
-OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
-if ! command -v bwrap >/dev/null 2>&1 && ls .debs/bubblewrap_*.deb >/dev/null 2>&1; then
-  dpkg-deb -x .debs/bubblewrap_*.deb /tmp/bw && export PATH=/tmp/bw/usr/bin:$PATH
-fi
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-  >/dev/null 2>&1 || echo "wheels not installed"
-export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +"%Y-%m-%d %H:%M UTC";
-  git log --oneline -1 2>/dev/null; } | tee "$OUT/env.txt"
+source bench/gpu_setup.sh
 C=$(mktemp -d)
 
 submit() {  # FILE CHALLENGE: one submit, its verdict, message and each case's clocks

@@ -4,19 +4,9 @@
 #   STAGE=hostile   the hostile corpus and the box probes on the GPU
 #   STAGE=overhead  the reference levels' grading time, this tree against the one before issue 25
 #                   (.thirdparty/base, carried: `git archive c360d2b | tar -x -C .thirdparty/base`)
-# bubblewrap comes from .debs/ (carried) where the machine lacks it; wheels in .whl/ fill in the rest.
+# The machine is set up by bench/gpu_setup.sh (carry .debs and .whl).
 set -u
-export PYTHONUNBUFFERED=1 COLUMNS=200
-OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
-if ! command -v bwrap >/dev/null 2>&1 && ls .debs/bubblewrap_*.deb >/dev/null 2>&1; then
-  dpkg-deb -x .debs/bubblewrap_*.deb /tmp/bw && export PATH=/tmp/bw/usr/bin:$PATH
-fi
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-  >/dev/null 2>&1 || echo "wheels not installed"
-export PYTHONPATH=/tmp/site:${PYTHONPATH:-}
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || echo "pip install -e . failed"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; uname -r; id -u; bwrap --version;
-  date -u +"%Y-%m-%d %H:%M UTC"; git log --oneline -1 2>/dev/null; } | tee "$OUT/env.txt"
+source bench/gpu_setup.sh
 python3 -c "from grader import sandbox; print(sandbox.make(sandbox.SandboxMode.REQUIRED, []).describe())" | tee -a "$OUT/env.txt"
 
 case "${STAGE:-tests}" in
