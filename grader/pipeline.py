@@ -438,7 +438,8 @@ def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Batch]:
             raise _SampleFailed(failed)
         return reply
 
-    answered(worker.open_timing(cases.worker_args(c, case), bounded(1).seconds), bounded(1))
+    opening = bounded(1)
+    answered(worker.open_timing(cases.worker_args(c, case), opening.seconds), opening)
     taken: list[timing.Batch] = []
 
     def fetch(count: int) -> list[float]:
@@ -448,7 +449,8 @@ def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Batch]:
         return list(reply.data.ms)
 
     timing.measure_batches(fetch, policy, state.clock, timing.BATCH_S)
-    answered(worker.end_timing(bounded(1).seconds), bounded(1))
+    closing = bounded(1)
+    answered(worker.end_timing(closing.seconds), closing)
     return taken[1:] if policy.warmup_calls else taken
 
 
