@@ -6,9 +6,7 @@ then on real runs through the emulator, by the pipeline and by `grader grade`.""
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 import re
 import shutil
