@@ -212,7 +212,7 @@ class _Hidden:
 
     @property
     def failed(self) -> bool:
-        return not self.verdict.passed and self.verdict is not Verdict.SKIPPED
+        return self.verdict.failed
 
     def summary(self) -> str:
         """The verdict and the error size of the worst output: what a student may know of a hidden failure."""
@@ -257,7 +257,7 @@ def first_failing(verdicts: list[Verdict]) -> int | None:
     words its message from this case (`headline`), and what students see of a secret run is composed
     from the same case's public form: which case a message is about is decided by position, never by
     reading the message."""
-    return next((i for i, v in enumerate(verdicts) if not v.passed and v is not Verdict.SKIPPED), None)
+    return next((i for i, v in enumerate(verdicts) if v.failed), None)
 
 
 def headline(kind: str, label: str, message: str) -> str:

@@ -31,6 +31,11 @@ class Verdict(enum.Enum):
         return self is Verdict.ACCEPTED
 
     @property
+    def failed(self) -> bool:
+        """Neither passed nor skipped: a verdict a run's outcome and message come from."""
+        return self not in (Verdict.ACCEPTED, Verdict.SKIPPED)
+
+    @property
     def label(self) -> str:
         return self.name
 
@@ -55,7 +60,4 @@ HELP = {
 
 def overall(verdicts: list[Verdict]) -> Verdict:
     """The first verdict that is neither ACCEPTED nor SKIPPED, else ACCEPTED."""
-    for verdict in verdicts:
-        if verdict not in (Verdict.ACCEPTED, Verdict.SKIPPED):
-            return verdict
-    return Verdict.ACCEPTED
+    return next((verdict for verdict in verdicts if verdict.failed), Verdict.ACCEPTED)
