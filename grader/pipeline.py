@@ -403,14 +403,14 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         if implausible:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.IMPOSSIBLE_TIMING, implausible,
-                                     stats, bytes=moved, timing=counted.sources()), None
+                                     stats, bytes=moved, timing=counted.sources), None
         found = cases.inspect(c, case)
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
         wanted = c.reference.baseline and state.options.time_baseline
         baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if wanted else None
         result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
-                                   peak, moved, bandwidth, counted.sources())
+                                   peak, moved, bandwidth, counted.sources)
         return result, timed_check
     finally:
         case.release()
@@ -457,8 +457,9 @@ def _samples(state: _Run, case, policy: TimingPolicy) -> list[timing.Batch]:
 def _forged(counted: timing.Attribution) -> str | None:
     if not counted.forged:
         return None
-    return (f"the worker's own clock reported {counted.end_to_end_ms:.3g} ms a call, but the grader's clock saw "
-            f"{counted.grader_ms:.3g} ms a call beyond what a sample costs with nothing in it: less than "
+    clocks = counted.sources
+    return (f"the worker's own clock reported {clocks.end_to_end_ms:.3g} ms a call, but the grader's clock saw "
+            f"{clocks.grader_ms:.3g} ms a call beyond what a sample costs with nothing in it: less than "
             f"{timing.FORGED_SHARE:.0%} of it, which only a submission rewriting the worker's answers explains")
 
 

@@ -236,20 +236,11 @@ class Sources:
 
 @dataclass(frozen=True)
 class Attribution:
-    timed_by: TimedBy
     samples_ms: tuple[float, ...]
     """The counted time of each sample."""
-    events_ms: float
-    """The events' median: the GPU's work."""
-    end_to_end_ms: float
-    """The worker's clock's median, less the harness."""
-    grader_ms: float
-    """The grader's clock's median, less the harness and the channel."""
+    sources: Sources
     forged: bool = False
     """The worker's clock claims far less than the grader's clock saw."""
-
-    def sources(self) -> Sources:
-        return Sources(self.timed_by, self.events_ms, self.end_to_end_ms, self.grader_ms)
 
 
 def attribute(batches: Sequence[Batch], calibration: Calibration) -> Attribution:
@@ -268,7 +259,7 @@ def attribute(batches: Sequence[Batch], calibration: Calibration) -> Attribution
     forged = w_ms < FORGED_SHARE * allowed_ms
     if statistics.median(counted) < allowed_ms / FORGERY_GAIN:
         timed_by, counted = TimedBy.GRADER_CLOCK, grader
-    return Attribution(timed_by, tuple(counted), e_ms, w_ms, g_ms, forged)
+    return Attribution(tuple(counted), Sources(timed_by, e_ms, w_ms, g_ms), forged)
 
 
 def _median_error(values: Sequence[float]) -> float:

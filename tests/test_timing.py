@@ -102,7 +102,7 @@ def samples(event_ms: float, end_to_end_ms: float, grader_ms: float | None = Non
 
 def test_a_kernel_whose_host_work_is_hidden_is_timed_by_its_events():
     counted = timing.attribute(samples(0.042, 0.0425), CALIBRATION)
-    assert counted.timed_by is timing.TimedBy.EVENTS and not counted.forged
+    assert counted.sources.timed_by is timing.TimedBy.EVENTS and not counted.forged
     assert statistics.median(counted.samples_ms) == pytest.approx(0.042)
 
 
@@ -110,14 +110,14 @@ def test_host_work_in_solve_is_part_of_its_time():
     """A softmax calling cudaMalloc and cudaFree in every solve: its events saw 0.03 ms, solve took 0.509 ms
     end to end. That is its time (not IMPOSSIBLE_TIMING), and the report can say how much was host work."""
     counted = timing.attribute(samples(0.0299, 0.509), CALIBRATION)
-    assert counted.timed_by is timing.TimedBy.END_TO_END and not counted.forged
+    assert counted.sources.timed_by is timing.TimedBy.END_TO_END and not counted.forged
     assert statistics.median(counted.samples_ms) == pytest.approx(0.509)
-    assert counted.sources().host_ms == pytest.approx(0.479, abs=1e-3)
+    assert counted.sources.host_ms == pytest.approx(0.479, abs=1e-3)
 
 
 def test_work_on_a_stream_the_events_miss_is_timed_end_to_end():
     counted = timing.attribute(samples(0.001, 2.0), CALIBRATION)  # events 0.001 ms: the side stream's
-    assert counted.timed_by is timing.TimedBy.END_TO_END and statistics.median(counted.samples_ms) == pytest.approx(2.0)
+    assert counted.sources.timed_by is timing.TimedBy.END_TO_END and statistics.median(counted.samples_ms) == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize("claimed", [0.3, 0.6, 0.85, 0.95])
@@ -129,21 +129,21 @@ def test_a_forged_time_gains_at_most_ten_percent_and_the_slack(claimed):
     assert statistics.median(counted.samples_ms) >= (10.0 - timing.GRADER_SLACK_MS) / timing.FORGERY_GAIN - 1e-9
     assert counted.forged is (claimed < timing.FORGED_SHARE)
     if claimed < 0.9:
-        assert counted.timed_by is timing.TimedBy.GRADER_CLOCK
+        assert counted.sources.timed_by is timing.TimedBy.GRADER_CLOCK
 
 
 def test_a_busy_channel_is_not_called_forgery():
     """The grader's clock 20% above the worker's (a loaded host slows the channel): the grader's clock
     counts, no verdict."""
     counted = timing.attribute(samples(10.0, 10.0, grader_ms=12.0), CALIBRATION)
-    assert counted.timed_by is timing.TimedBy.GRADER_CLOCK and not counted.forged
+    assert counted.sources.timed_by is timing.TimedBy.GRADER_CLOCK and not counted.forged
 
 
 def test_a_small_honest_kernel_keeps_its_events_whatever_the_host_clocks_add():
     """Softmax level 4 at 8,388,608 on an H100: events 0.033 ms, the worker's clock 0.044, the grader's
     0.107 (host clocks cannot time a few microseconds closely): its time is its events'."""
     counted = timing.attribute(samples(0.0333, 0.0436, grader_ms=0.107), CALIBRATION)
-    assert counted.timed_by is timing.TimedBy.EVENTS and not counted.forged
+    assert counted.sources.timed_by is timing.TimedBy.EVENTS and not counted.forged
 
 
 def test_the_calibration_separates_the_request_from_the_samples():
