@@ -156,12 +156,12 @@ class Worker:
             return up
         worker_s: list[float] = []
         seconds: dict[int, list[float]] = {1: [], CALIBRATION_BATCH: []}
-        warm = self.sample(max(deadline - time.perf_counter(), 0.0), CALIBRATION_BATCH, noop=True)  # clocks up
+        warm = self.sample(max(deadline - time.perf_counter(), 0.0), CALIBRATION_BATCH)  # clocks up
         if warm.outcome is not Outcome.OK:
             return warm
         for _ in range(self.calibrate_samples):
             for count in seconds:
-                reply = self.sample(max(deadline - time.perf_counter(), 0.0), count, noop=True)
+                reply = self.sample(max(deadline - time.perf_counter(), 0.0), count)
                 if reply.outcome is not Outcome.OK:
                     return reply
                 worker_s += reply.data.wall_s
@@ -229,10 +229,10 @@ class Worker:
         """Map a timed case's buffers in the worker, for the samples that follow."""
         return self.request({"op": "time", "args": args}, timeout_s)
 
-    def sample(self, timeout_s: float, count: int = 1, noop: bool = False) -> Reply:
-        """`count` timed calls of the open timing (or of nothing): `seconds` is the grader's clock around
-        the request, `data` a channel.Sampled (the worker's events and clock for each)."""
-        reply = self.request({"op": "sample", "count": count, "noop": noop}, timeout_s, account_cpu=False)
+    def sample(self, timeout_s: float, count: int = 1) -> Reply:
+        """`count` timed calls of the open timing (before the library loads, of nothing): `seconds` is the
+        grader's clock around the request, `data` a channel.Sampled (the worker's events and clock for each)."""
+        reply = self.request({"op": "sample", "count": count}, timeout_s, account_cpu=False)
         if reply.outcome is Outcome.OK and len(reply.data.ms) != count:
             return self._malformed(f"{len(reply.data.ms)} samples where {count} were asked for", time.perf_counter())
         return reply

@@ -233,13 +233,10 @@ class Served:
         return {"ok": True, "timing": True}
 
     def sample(self, cmd: dict) -> dict:
-        if self.timer is None or (self.session is None and not cmd.get("noop")):
-            return {"ok": False, "internal": "a sample asked for with no timer or no timing opened"}
-        count = _count(cmd)
-        if cmd.get("noop"):
-            return Timer.sample(self.timer.noop, count)
+        if self.session is None:
+            return {"ok": False, "internal": "a sample asked for with no timing opened"}
         try:
-            return Timer.sample(self.session.sampler, count, self.session.check)
+            return Timer.sample(self.session.sampler, _count(cmd), self.session.check)
         except CallFailed as failed:
             self.end(cmd)
             return error_reply(self.submission, failed.code)
@@ -281,17 +278,17 @@ def answer(results, reply: dict, request_id: int) -> None:
     results.flush()
 
 
-def calibrate(commands, results, timer: Timer | None) -> int | None:
-    """Before the library is loaded: answer no-op samples, which the grader times to learn what a sample
-    costs with nothing in it, until it asks for the load (its request's id, to answer when loaded), or
-    None where it asked the worker to exit."""
+def calibrate(commands, results, timer: Timer) -> int | None:
+    """Before the library is loaded: answer every sample with no-op samples, which the grader times to
+    learn what a sample costs with nothing in it, until it asks for the load (its request's id, to answer
+    when loaded), or None where it asked the worker to exit."""
     for line in commands:
         cmd = json.loads(line)
         if cmd["op"] == "load":
             return cmd.get("id", 0)
         if cmd["op"] == "exit":
             return None
-        reply = Timer.sample(timer.noop, _count(cmd)) if cmd["op"] == "sample" and timer else {
+        reply = Timer.sample(timer.noop, _count(cmd)) if cmd["op"] == "sample" else {
             "ok": False, "internal": f"{cmd['op']!r} before the library is loaded"}
         answer(results, reply, cmd.get("id", 0))
     return None
