@@ -5,6 +5,8 @@
 #   STAGE=clocks      every reduction, vector_add and softmax level submitted: the three clocks of each case
 #   STAGE=final       two third-party files again, then the changed GPU tests
 #   STAGE=tests       the GPU tests (hostile corpus aside)
+#   STAGE=agreement   after the emulator checks the timed shapes and the GPU build warns of warp-synchronous
+#                     code: the GPU grading tests, then the third-party softmax and reduction files
 #   STAGE=thirdparty  the third-party corpus (.thirdparty/corpus, carried; never committed) through
 #                     bench/thirdparty_verdicts.py on the GPU, written to $OUT/cuda.json
 # The machine is set up by bench/gpu_setup.sh (carry .debs and .whl).
@@ -72,6 +74,13 @@ final)
 tests)
   timeout 560 python3 -m pytest -m gpu -q -p no:cacheprovider -rs --ignore tests/test_hostile.py \
     --ignore tests/test_engine.py tests 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "passed|failed|FAIL|Error" | tail -30
+  ;;
+agreement)
+  timeout 400 python3 -m pytest -m gpu -q -p no:cacheprovider -rs tests/test_gpu_grading.py 2>&1 \
+    | tee "$OUT/gpu_grading.txt" | grep -E "passed|failed|FAIL|Error" | tail -30
+  timeout 170 python3 bench/thirdparty_verdicts.py .thirdparty/corpus --backend cuda --jobs 2 --timeout 120 \
+    --only softmax/ --only reduction/ --grader-arg=--timing-budget --grader-arg=0.3 --out "$OUT/cuda-sums.json" 2>&1 \
+    | grep -E "^\[" | tee "$OUT/agreement.txt"
   ;;
 thirdparty)
   timeout 570 python3 bench/thirdparty_verdicts.py .thirdparty/corpus --backend cuda --jobs 4 --timeout 200 \

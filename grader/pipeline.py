@@ -105,7 +105,7 @@ def grade(source: sources.Source, challenge: Challenge, backend: Backend, option
           progress: Progress | None = None, clock: Callable[[], float] = time.perf_counter) -> GradeReport:
     """Grade the submission as the front end read it: the text built here is the text it stores."""
     started = clock()
-    plan = _plan(challenge, options.seed)
+    plan = _plan(challenge, options.seed, _untimed(challenge, backend, options))
     # the bound is computed before its clock starts: the emulator measures its speed for it (the grader's work)
     limit = _job_limit(challenge, backend, options, plan)
     state = _Run(challenge, backend, options, progress or NoProgress(), clock, limit, clock() + limit.seconds)
@@ -159,15 +159,27 @@ def unreadable(error: sources.SourceError, display_path: str, challenge: Challen
 # --------------------------------------------------------------------------- the job's bound
 
 
-def _plan(c: Challenge, seed: int) -> list[Case]:
-    """The correctness cases, in order: functional, randomized (drawn from the seed), and a re-check."""
+def _plan(c: Challenge, seed: int, untimed: tuple[int, ...] = ()) -> list[Case]:
+    """The correctness cases, in order: functional, randomized (drawn from the seed), the timed shapes
+    a backend that cannot time checks instead (`untimed`: their indices in c.performance, each with the
+    values a GPU would time it on), and a re-check."""
     plan = [(CaseKind.FUNCTIONAL, s, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, i)) for i, s in enumerate(c.functional)]
     randomized = cases.random_shapes(c.randomized, c.dims, c.reference, seed)
     plan += [(CaseKind.RANDOMIZED, s, cases.rng_for(seed, cases.Purpose.RANDOMIZED, i)) for i, s in enumerate(randomized)]
+    plan += [(CaseKind.TIMED, c.performance[i], cases.rng_for(seed, cases.Purpose.TIMED, i)) for i in untimed]
     # A shape seen before, with fresh values: an answer replayed from a cache keyed by shape or by
     # pointer (freed buffers come back at the same addresses) fails here.
     plan.append((CaseKind.RECHECK, c.functional[-1], cases.rng_for(seed, cases.Purpose.RECHECK, len(c.performance))))
     return plan
+
+
+def _untimed(c: Challenge, backend: Backend, options: Options) -> tuple[int, ...]:
+    """The timed shapes a submit checks for correctness only: on a backend that cannot time (the
+    emulator), those it can afford, so that an answer a GPU's submit would fail at a timed shape (a long
+    FP32 sum at 2^25 elements) fails here too. A backend that times checks them while timing."""
+    if options.mode is not Mode.SUBMIT or backend.measures_time:
+        return ()
+    return backend.untimed_checks(c)
 
 
 def _job_limit(c: Challenge, backend: Backend, options: Options, plan: list[Case]) -> JobLimit:
@@ -248,13 +260,16 @@ def _fatal(verdict: Verdict) -> bool:
 
 
 def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
-    """One case, once per thread order the backend runs (the emulator: forward, then reversed)."""
+    """One case, once per thread order the backend runs (the emulator: forward, then reversed). A timed
+    shape checked without timing runs in the first order only, as a GPU's timed check runs once: the
+    smaller cases are where a missing barrier shows, and these are the slowest to emulate."""
     c, backend = state.challenge, state.backend
     limit = backend.call_limit(c, dict(shape.dims), state.options.cache_dir)
     case = cases.prepare(c, shape, rng, backend)
     runs: list[cases.OrderRun] = []
+    orders = backend.orders[:1] if kind is CaseKind.TIMED else backend.orders
     try:
-        for order in backend.orders:
+        for order in orders:
             if runs:
                 cases.reset_outputs(c, case, backend)
             timeout = _timeout(state, limit)
@@ -269,7 +284,7 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
                 return CaseResult(kind, shape.label(), dict(shape.dims), Verdict.TIMEOUT, _waiting_message(state),
                                   call_s=reply.seconds)
             found = cases.inspect(c, case)
-            outputs = cases.snapshot(c, case) if len(backend.orders) > 1 else ()
+            outputs = cases.snapshot(c, case) if len(orders) > 1 else ()
             runs.append(cases.OrderRun(order, found, outputs, reply.data))
         found = cases.combine_orders(runs)
         return CaseResult(kind, shape.label(), dict(shape.dims), found.verdict, found.message, found.comparisons,

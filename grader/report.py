@@ -17,7 +17,7 @@ from rich.text import Text
 
 from grader.build import BuildStatus
 from grader.inert import visible
-from grader.results import GradeReport, Mode, public, shape_text, to_json
+from grader.results import CaseKind, GradeReport, Mode, public, shape_text, to_json
 from grader.timing import TimedBy
 from grader.verdict import HELP, Verdict
 
@@ -203,7 +203,7 @@ def _verdict_panel(r: GradeReport) -> Panel:
     timing = f"graded in {r.wall_s:.1f} s, {r.kernel_s:.2f} s of it inside {escape('solve')}"
     if r.environment.backend == "emulator":
         timing += (" · emulated on the CPU: correctness only (every case run with threads in forward and "
-                   "reversed order); no timings, no level placement")
+                   f"reversed order){_untimed_text(r)}; no timings, no level placement")
     elif r.mode is Mode.RUN and r.accepted:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
@@ -214,6 +214,16 @@ def _verdict_panel(r: GradeReport) -> Panel:
     if r.secret:
         parts.append(Text(SECRET_NOTE if r.seed is None else REVEALED_NOTE, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
+
+
+def _untimed_text(r: GradeReport) -> str:
+    """What an emulated submit did with the timed shapes: checked their answers, or not (too much work)."""
+    if r.mode is not Mode.SUBMIT:
+        return ""
+    checked = sum(1 for case in r.cases if case.kind is CaseKind.TIMED)
+    if not checked:
+        return ", the timed shapes not checked (too much work to emulate)"
+    return f", {checked} timed shape{'s' if checked > 1 else ''} checked for correctness (once each)"
 
 
 def _job_limit_text(limit) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader import source as sources, spec
+from grader.results import Mode
 
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGES = ROOT / "challenges"
@@ -97,6 +98,15 @@ def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:
     if backend in override:
         return override[backend], None
     return verdict, message
+
+
+def graded_with(path: Path) -> Mode:
+    """`// graded-with: submit` marks a file whose verdict shows only where a submit looks (the timed
+    shapes, checked for correctness on a GPU and in the emulator); other files are graded with `run`."""
+    for line in path.read_text().splitlines()[:8]:
+        if line.startswith("// graded-with:"):
+            return Mode(line.split(":", 1)[1].strip())
+    return Mode.RUN
 
 
 def backends(path: Path) -> set[str]:

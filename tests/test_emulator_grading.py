@@ -18,7 +18,7 @@ from grader.backends.emulator import encode_command
 from grader.results import CaseKind, Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, corpus, expectation, read
+from conftest import NAIVE, SUBMISSIONS, corpus, expectation, graded_with, read
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 
@@ -44,7 +44,7 @@ def grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, se
 def test_corpus_verdict(entry, challenge_named, emulator, cache):
     path = entry.path
     verdict, message = expectation(path, "emulator")
-    report = grade(path, challenge_named(entry.slug), emulator, cache)
+    report = grade(path, challenge_named(entry.slug), emulator, cache, graded_with(path))
     assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-2000:])
     if message:
         assert message.lower() in report.message.lower(), report.message

@@ -10,7 +10,7 @@ from grader import pipeline, timing
 from grader.results import Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, corpus, expectation, read, text_source
+from conftest import NAIVE, SUBMISSIONS, corpus, expectation, graded_with, read, text_source
 
 pytestmark = pytest.mark.gpu
 
@@ -26,10 +26,18 @@ def _grade(path: Path, challenge, backend, cache: Path, mode: Mode = Mode.RUN, s
 def test_corpus_verdict(entry, challenge_named, cuda_backend, tmp_path):
     path = entry.path
     verdict, message = expectation(path)
-    report = _grade(path, challenge_named(entry.slug), cuda_backend, tmp_path)
+    report = _grade(path, challenge_named(entry.slug), cuda_backend, tmp_path, graded_with(path))
     assert report.verdict is Verdict[verdict], report.message
     if message:
         assert message.lower() in report.message.lower(), report.message
+
+
+def test_legacy_warp_synchronous_code_is_accepted_with_the_emulators_warning(challenge_named, cuda_backend, tmp_path):
+    """The GPU cannot see this race (the emulator's verdict is RACE); its report says what CUDA promises."""
+    report = _grade(SUBMISSIONS / "reduction" / "legacy_warp_synchronous.cu", challenge_named("reduction"),
+                    cuda_backend, tmp_path)
+    assert report.verdict is Verdict.ACCEPTED, report.message
+    assert any("warp-synchronous" in note and "legacy_warp_synchronous.cu:13" in note for note in report.build.notes)
 
 
 def test_crash_then_correct_submission_in_one_process(matmul, cuda_backend, tmp_path):

@@ -484,6 +484,21 @@ def test_a_volatile_warp_helper_is_named_as_legacy_warp_synchronous_code():
     assert translate(source.replace("volatile ", "")).warnings == ()
 
 
+def test_lint_warns_where_translate_does_and_not_for_host_code_or_integer_flags():
+    """`lint` is the GPU build's copy of the warning: the same findings, none for a volatile outside
+    device code, an integer flag a kernel spins on, or `asm volatile`."""
+    from grader.emulator.translate import lint
+    helper = "__device__ void warp_reduce(volatile float* s, int t) { s[t] += s[t + 32]; }\n"
+    shared = "__global__ void k() {\n  __shared__ volatile double s[64];\n  s[threadIdx.x] += 1.0;\n}\n"
+    for source in (helper, shared):
+        assert lint(source) == translate(source).warnings and len(lint(source)) == 1
+    assert lint(shared)[0].line == 2
+    quiet = ('__device__ int flag;\n__global__ void k() { volatile int* f = &flag; while (!*f) {} }\n'
+             '__global__ void j() { unsigned l; asm volatile("mov.u32 %0, %%laneid;" : "=r"(l)); }\n'
+             'extern "C" void solve(float* p) { volatile float* wild = p; (void)wild; }\n')
+    assert lint(quiet) == () == translate(quiet).warnings
+
+
 def test_host_variables_named_like_built_ins_are_renamed_out_of_the_macros_way():
     """SGEMM tutorials launch with `dim3 gridDim(...), blockDim(...)` in host code; the emulator's
     built-ins are macros, so those declarations did not compile. Host uses are renamed, device uses

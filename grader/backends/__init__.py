@@ -59,6 +59,11 @@ class Backend(Protocol):
         dimensions of the cases it checks for correctness, each run once per thread order: the challenge's
         `limits.job_s` on a GPU, more where a call may take longer than a GPU's (`call_limit`)."""
 
+    def untimed_checks(self, challenge: Challenge) -> tuple[int, ...]:
+        """Indices of the challenge's timed shapes whose answers a submit checks without timing them:
+        none where the backend times (it checks every timed shape while timing it); in emulation, those
+        it can afford."""
+
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker: ...
 
     def buffer(self, name: str, shape: tuple[int, ...], dtype) -> GuardedBuffer: ...

@@ -49,6 +49,14 @@ THREADS_PER_OUTPUT = 32
 in submissions, plus every floating-point operation done one at a time, plus one emulated thread
 for every 4-byte word the challenge says a kernel must move (a reduction has one output but reads N
 words: without this its limit stayed at the GPU's 20 s, and 17.8 million elements took 9.8 s)."""
+UNTIMED_MAX_FLOPS = 1e9
+"""A timed shape a submit checks in emulation does at most this much floating-point work (ten times
+the largest randomized matmul) and moves at most UNTIMED_MAX_BYTES (256 MiB, a softmax of 2^25
+elements). Measured on this project's 2-core CI machine, such a shape costs about 10 s in all: 1 to 9 s
+of emulated kernel and as much again for the grader's inputs, FP64 reference and comparison. Larger
+ones (vector_add's and transpose's 300 to 540 MB, 50 s a submit for transpose's four) and a matmul's
+10^11 flops (hours) are left out; the report says so."""
+UNTIMED_MAX_BYTES = 2 ** 28
 CALIBRATION_WARPS = 16_384
 CALIBRATION_FLOPS = 2 * 64 * 256 * 2_000
 CALIBRATION_REPEATS = 3
@@ -200,6 +208,11 @@ class EmulatorBackend:
                f"{len(cases)} cases in {len(self.orders)} thread orders by the per-call limit's model ({_speed_text(speed)})")
         return JobLimit(seconds, why, shape_dependent=True)
 
+    def untimed_checks(self, challenge: Challenge) -> tuple[int, ...]:
+        """The timed shapes a submit checks here (correctness only), by the challenge's count of their
+        work, the same on every machine: a verdict must not depend on how fast the grader's host is."""
+        return tuple(i for i, shape in enumerate(challenge.performance) if _affordable(challenge, dict(shape.dims)))
+
     def speed(self, cache_dir: Path | None, timeout_s: float) -> Speed:
         """Measured once per backend, with a trusted calibration program (no submission code)."""
         if self._speed is None:
@@ -274,6 +287,12 @@ def _model_s(challenge: Challenge, dims: dict, speed: Speed) -> float:
     flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
     elements = challenge.reference.bytes(dims) / 4 if challenge.reference.bytes else 0.0
     return (outputs * THREADS_PER_OUTPUT + elements) * speed.thread_s + flops * speed.flop_s
+
+
+def _affordable(challenge: Challenge, dims: dict) -> bool:
+    flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
+    moved = challenge.reference.bytes(dims) if challenge.reference.bytes else 0.0
+    return flops <= UNTIMED_MAX_FLOPS and moved <= UNTIMED_MAX_BYTES
 
 
 def _speed_text(speed: Speed) -> str:

@@ -541,13 +541,31 @@ def _unsupported_calls(toks: list[_Tok]) -> set[Finding]:
     return findings
 
 
-def _volatile_warnings(toks: list[_Tok]) -> set[Finding]:
-    """One warning for the first line that declares something `volatile` (a pointer parameter of a
-    warp-reduction helper, `volatile float* sdata`, or a volatile shared array): in a kernel file that
-    is nearly always the warp-synchronous idiom, whether or not shared memory is named on that line."""
+_FLOATING = {"float", "double", "half", "__half", "__nv_bfloat16", "float2", "float4", "double2"}
+
+
+def _volatile_warnings(toks: list[_Tok], device: list[bool]) -> set[Finding]:
+    """One warning for the first `volatile` floating-point declaration in device code (a pointer
+    parameter of a warp-reduction helper, `volatile float* sdata`, or a volatile shared array): in a
+    kernel that is nearly always the warp-synchronous idiom, whether or not shared memory is named on
+    that line. Left out: `asm volatile`, host code, and integer flags a kernel spins on."""
+    def declares_floating(k: int) -> bool:
+        return any(t.text in _FLOATING for t in toks[max(k - 2, 0):k + 3] if not t.pp)
+
     first = min((t.line for k, t in enumerate(toks) if t.kind == "id" and t.text == "volatile" and not t.pp
-                 and not (k and toks[k - 1].text in _ASM)), default=None)  # `asm volatile` is another matter
+                 and not (k and toks[k - 1].text in _ASM) and (device[k] or _in_device_signature(toks, k))
+                 and declares_floating(k)), default=None)
     return {Finding(first, VOLATILE_MESSAGE)} if first is not None else set()
+
+
+def _in_device_signature(toks: list[_Tok], k: int) -> bool:
+    """Is token k in the head of a `__device__`/`__global__` function (its parameters)?"""
+    for t in reversed(toks[:k]):
+        if not t.pp and t.text in (";", "{", "}"):
+            return False
+        if not t.pp and t.text in _DEVICE:
+            return True
+    return False
 
 
 def _apply(src: str, edits: list[_Edit]) -> str:
@@ -574,6 +592,13 @@ def _host_names(source: str, toks: list[_Tok], device: list[bool]) -> str:
     return _apply(source, [(t.start, t.end, HOST_PREFIX + t.text) for t in hits]) if hits else source
 
 
+def lint(source: str) -> tuple[Finding, ...]:
+    """What translate warns about, for a build that does not translate (the GPU's): the same source
+    deserves the same warning wherever it runs."""
+    toks = _lex(source)
+    return tuple(sorted(_volatile_warnings(toks, _structure(toks)[0]), key=lambda f: (f.line, f.message)))
+
+
 def translate(source: str) -> Translation:
     """Rewrite a CUDA source for the emulator; untouched lines and line numbers stay the same."""
     toks = _lex(source)
@@ -586,7 +611,7 @@ def translate(source: str) -> Translation:
     launch_edits, launch_findings = _launches(source, toks, device, reach)
     shared_edits, shared_names, shared_findings = _shared(source, toks, opener, reach)
     unsupported = launch_findings | shared_findings | _unsupported_calls(toks)
-    warnings = _volatile_warnings(toks)
+    warnings = _volatile_warnings(toks, device)
     order = lambda f: (f.line, f.message)  # noqa: E731
     main_edits = _main_function(toks, opener)
     return Translation(text=_apply(source, launch_edits + shared_edits + main_edits),
