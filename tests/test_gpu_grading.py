@@ -37,7 +37,7 @@ def test_legacy_warp_synchronous_code_is_accepted_with_the_emulators_warning(cha
     report = _grade(SUBMISSIONS / "reduction" / "legacy_warp_synchronous.cu", challenge_named("reduction"),
                     cuda_backend, tmp_path)
     assert report.verdict is Verdict.ACCEPTED, report.message
-    assert any("warp-synchronous" in note and "legacy_warp_synchronous.cu:13" in note for note in report.build.notes)
+    assert any("warp-synchronous" in note and "legacy_warp_synchronous.cu:14" in note for note in report.build.notes)
 
 
 def test_crash_then_correct_submission_in_one_process(matmul, cuda_backend, tmp_path):
