@@ -29,10 +29,10 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from grader import __version__, pipeline, signature, source as sources
+from grader import __version__, job, pipeline, signature, source as sources
 from grader.errors import UsageError
 from grader.inert import visible
-from grader.results import GRADER_FAILURE, GradeReport
+from grader.results import GradeReport
 from grader.spec import Challenge
 from grader.store import Store
 from grader.verdict import Verdict
@@ -144,7 +144,7 @@ class Summary:
     fastest: dict[str, tuple[str, float]] = field(default_factory=dict)
     """Challenge -> (user, geometric-mean median ms) of its fastest accepted submission graded now."""
     failures: list[GraderFailure] = field(default_factory=list)
-    """Submissions the grader failed on; each is also recorded as RUNTIME_ERROR, saying so."""
+    """Submissions the grader failed on; each is also recorded as GRADER_ERROR, saying so."""
     not_accepted: dict[str, list[str]] = field(default_factory=dict)
     """Verdict name -> the users graded now with that verdict, in grading order: the summary names them."""
 
@@ -250,9 +250,9 @@ def secret_seed(db_path: Path) -> int:
 
 def grade_all(jobs, engine, store: Store, options: pipeline.Options, progress=None) -> Summary:
     """Grade (with placement, where there is a ladder) and store each (submission, challenge) of `jobs`
-    (`Plan.jobs`) not graded before, as many at once as the engine has slots (grader.classroom.engine:
+    (`Plan.jobs`) not graded before, as many at once as the engine has slots (grader.engines:
     this process, a process per GPU, or Ray tasks); each report is stored as soon as it comes back."""
-    from grader.classroom.engine import Task, fingerprint
+    from grader.engines import Task, fingerprint
 
     summary = Summary()
     if progress:
@@ -293,48 +293,28 @@ def _advance(progress, sub: Submission) -> None:
 
 
 def _keep(summary: Summary, store: Store, sub: Submission, report: GradeReport, progress) -> None:
-    store.record(report, sub.user, sub.path, sub.source, secret_seed=True)
+    job.keep(store, report, sub.source, job.Keeping(sub.user, str(sub.path), secret_seed=True))
     _count(summary, sub.user, report)
     _advance(progress, sub)
 
 
 def _report_of(outcome, sub: Submission, challenge, environment, options: pipeline.Options, summary: Summary,
                started: float) -> GradeReport:
-    """The job's report. A grader bug on this one file becomes that student's report, saying so, and the
-    rest of the class is still graded. A fatal failure (a broken challenge, no GPU, a database error)
-    would fail every student the same way: it stops the batch instead of blaming each of them."""
-    outcome.raise_fatal()
-    if outcome.report is not None:
-        return outcome.report
-    failure = GraderFailure(sub.user, sub.path, _describe_text(outcome.error or "unknown failure"),
-                            outcome.traceback or "")
-    summary.failures.append(failure)
-    return failure_report(sub.source.display_path, challenge, environment, options, failure,
-                          time.perf_counter() - started)
-
-
-def _describe_text(text: str, limit_chars: int = 300) -> str:
-    return text if len(text) <= limit_chars else text[:limit_chars] + "…"
-
-
-def failure_report(display: str, challenge, environment, options: pipeline.Options, failure: GraderFailure,
-                   wall_s: float) -> GradeReport:
-    """A report saying the grader failed on this file. RUNTIME_ERROR, the nearest verdict there is, with
-    a message that says it is the grader's failure and not a judgement of the code."""
-    message = (f"{GRADER_FAILURE} ({visible(failure.error)}); this is not a judgement of the "
-               "submission: please report it, and grade this file again once the grader is fixed")
-    return GradeReport(
-        submission=display, challenge=challenge.slug, challenge_version=challenge.version,
-        functional_version=challenge.functional_version, performance_version=challenge.performance_version,
-        mode=options.mode, seed=options.seed, verdict=Verdict.RUNTIME_ERROR, message=message, build=None,
-        cases=(), performance=(), environment=environment, baseline_label=challenge.baseline_label,
-        grader_version=__version__, wall_s=wall_s, kernel_s=0.0, secret=options.secret)
+    """The job's report. A grader bug on this one file becomes that student's GRADER_ERROR report (the
+    next batch grades the file again), and the rest of the class is still graded. A fatal failure (a
+    broken challenge, no GPU) would fail every student the same way: it stops the batch instead."""
+    report = job.report_of(outcome, sub.source.display_path, challenge, environment, options,
+                           time.perf_counter() - started)
+    if report.verdict is Verdict.GRADER_ERROR:
+        summary.failures.append(GraderFailure(sub.user, sub.path, outcome.error or "unknown failure",
+                                              outcome.traceback or ""))
+    return report
 
 
 def _count(summary: Summary, user: str, report: GradeReport) -> None:
     summary.graded += 1
     summary.verdicts[report.verdict.name] += 1
-    if not report.accepted:
+    if not report.accepted and report.verdict.judges:  # the grader's failures are listed on their own
         summary.not_accepted.setdefault(report.verdict.name, []).append(user)
     medians = [p.stats.median_ms for p in report.performance if p.stats]
     if report.accepted and medians:

@@ -264,8 +264,11 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         box = make_box(terminal, sandbox_mode, hidden)
         result = _grade_with_progress(terminal, submitted, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
+        from grader import job
+
         with store.Store.open(database) as results:
-            run_id = results.record(result, user or getpass.getuser(), file, submitted, False)
+            run_id = job.keep(results, result, submitted, job.Keeping(user or getpass.getuser(), str(file),
+                                                                      secret_seed=False))
         terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
         terminal.err.print("a practice run: graded with a public seed, so not on the class leaderboard (the class "
                            "server and `grader grade` grade with the secret seed); `grader leaderboard "
@@ -513,7 +516,7 @@ def make_engine(terminal: Terminal, engine_name: str, gpus: str | None, ray_addr
                 slugs: tuple[str, ...], default_gpus: str, in_process=None):
     """The engine the options name, said in one line. `in_process` (a backend already made) serves the
     local engine's single-GPU default without a process of its own."""
-    from grader.classroom import engine as engines
+    from grader import engines
 
     if engine_name == "ray":
         slots = int(gpus) if gpus and gpus.isdigit() else None
@@ -574,8 +577,8 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
                                 timing_budget_s, engine_name, gpus, ray_address)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
-                           f"as RUNTIME_ERROR for {visible(failure.user)}, graded again by the next batch; please "
-                           "report it", style="red", markup=False, highlight=False)
+                           f"as GRADER_ERROR for {visible(failure.user)} (not their verdict), graded again by the "
+                           "next batch; please report it", style="red", markup=False, highlight=False)
         if click.get_current_context().meta.get(DEBUG_KEY):
             terminal.err.print(failure.traceback, markup=False, highlight=False, soft_wrap=True)
     commands = [_leaderboard_command(c.slug, db, challenges_dir, gpu) for c in plan.challenges]
@@ -591,7 +594,7 @@ def _grade_batch(terminal: Terminal, plan, folder: Path, challenges_dir: Path, d
                  engine_name: str, gpus: str | None, ray_address: str | None):
     """The batch's summary, and the GPU it was graded on (None on the emulator)."""
     from grader import batch, pipeline
-    from grader.classroom.engine import Config
+    from grader.engines import Config
 
     hidden = [cache_dir, folder.resolve(), db.resolve().parent]
     options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s, secret=True)
@@ -858,7 +861,7 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
 
     from grader import batch
     from grader.classroom import app as apps, dispatch, queue
-    from grader.classroom.engine import Config
+    from grader.engines import Config
 
     challenges = _challenges_served(challenges_dir, slugs)
     limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)

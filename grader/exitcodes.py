@@ -38,4 +38,6 @@ def for_verdict(verdict: Verdict) -> ExitCode:
         return ExitCode.OK
     if verdict is Verdict.UNSUPPORTED:
         return ExitCode.NO_BACKEND
+    if verdict is Verdict.GRADER_ERROR:
+        return ExitCode.INTERNAL
     return ExitCode.REJECTED

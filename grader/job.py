@@ -1,6 +1,8 @@
-"""One grading job, as every front end runs it: grade → place → sanitize. `grader run`/`submit`,
-`grader grade` (a batch) and, later, the class server call `grade_job` alike, then keep the report
-with the job's `Source` (`store.py`) and show it (`report.py`) themselves.
+"""One grading job, as every front end runs it: grade → place → sanitize (`grade_job`), then keep
+(`keep`). `grader run`/`submit`, `grader grade` (a batch, through an engine) and the class server's
+dispatcher (through an engine) all grade and keep here, and a job the grader itself failed on becomes a
+GRADER_ERROR report here (`report_of`), never the student's verdict. Showing a report is the front
+end's (`report.py`, the server's pages).
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from dataclasses import dataclass
 
 from grader import pipeline
 from grader.backends import Backend
+from grader import __version__
 from grader.build import BuildStatus
-from grader.results import GradeReport
+from grader.inert import visible
+from grader.results import GRADER_FAILURE, GradeReport
 from grader.source import Source
 from grader.spec import Challenge
+from grader.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -53,3 +58,54 @@ def with_placement(report: GradeReport, challenge: Challenge, backend: Backend, 
     submission_ms = {p.label: p.stats.median_ms for p in report.performance if p.stats}
     placement = place.place(submission_ms, measured.measured(), challenge.levels, challenge.performance)
     return dataclasses.replace(report, placement=placement)
+
+
+# --------------------------------------------------------------------------- keeping a result
+
+
+@dataclass(frozen=True)
+class Keeping:
+    """Whose result it is and where it came from, as the store keeps it with the report."""
+
+    user: str
+    source_path: str
+    secret_seed: bool
+    """Graded with the class's secret seed (a batch, the server): counted on the class leaderboard."""
+    submission_id: int | None = None
+    """The class server's queued submission this run grades, marked done in the same transaction."""
+    late: bool = False
+    shown_text: str | None = None
+    """The report as the student sees it, rendered (the server keeps it with the submission)."""
+
+
+def keep(store, report: GradeReport, source: Source, keeping: Keeping) -> int:
+    """Keep one run (grader.store.Store.record): the one place results are written, whichever front end
+    graded them. Returns the run's id."""
+    return store.record(report, keeping.user, keeping.source_path, source, keeping.secret_seed,
+                        keeping.submission_id, keeping.late, keeping.shown_text)
+
+
+def report_of(outcome, display_path: str, challenge: Challenge, environment, options: pipeline.Options,
+              wall_s: float) -> GradeReport:
+    """The report of a job an engine ran (grader.engines.Outcome). A failure that would repeat for every
+    job (no GPU, a broken challenge) is raised: it is nobody's result. A grader bug on this one job is a
+    GRADER_ERROR report, saying so."""
+    outcome.raise_fatal()
+    if outcome.report is not None:
+        return outcome.report
+    return grader_error(display_path, challenge, environment, options, outcome.error or "unknown failure", wall_s)
+
+
+def grader_error(display_path: str, challenge: Challenge, environment, options: pipeline.Options, error: str,
+                 wall_s: float, limit_chars: int = 300) -> GradeReport:
+    """A report saying the grader failed on this file: GRADER_ERROR, never counted against the student."""
+    error = error if len(error) <= limit_chars else error[:limit_chars] + "…"
+    message = (f"{GRADER_FAILURE} ({visible(error)}); this is not a judgement of the submission: it is graded "
+               "again (the next batch, or the server's retry); please report it")
+    c = challenge
+    return GradeReport(
+        submission=display_path, challenge=c.slug, challenge_version=c.version,
+        functional_version=c.functional_version, performance_version=c.performance_version,
+        mode=options.mode, seed=options.seed, verdict=Verdict.GRADER_ERROR, message=message, build=None,
+        cases=(), performance=(), environment=environment, baseline_label=c.baseline_label,
+        grader_version=__version__, wall_s=wall_s, kernel_s=0.0, secret=options.secret)

@@ -64,9 +64,10 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bo
     gpu = choose_gpu(store, challenge, gpu)
     by_user: dict[str, list[Run]] = {}
     for run in store.runs(challenge.slug, gpu, secret_only=not include_practice):
-        by_user.setdefault(run.user, []).append(run)
+        if run.verdict.judges:  # a run the grader failed on is neither an attempt nor a standing
+            by_user.setdefault(run.user, []).append(run)
     counted = {user: _counted(attempts) for user, attempts in by_user.items()}
-    best = sorted((run for run in counted.values() if run.verdict == "ACCEPTED"), key=_rank_key)
+    best = sorted((run for run in counted.values() if run.verdict.passed), key=_rank_key)
     cases = [s.label() for s in challenge.performance]
     names = {level.number: level.name for level in challenge.levels}
     rate = _rate(challenge)
@@ -75,7 +76,7 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bo
         return _entry(rank, run, by_user[run.user], names, reveal, rate)
 
     entries = [shown(run, rank) for rank, run in enumerate(best, 1)]
-    failing = [shown(run) for run in counted.values() if run.verdict != "ACCEPTED"]
+    failing = [shown(run) for run in counted.values() if not run.verdict.passed]
     on_roster = roster.students(store)
     return {
         "challenge": challenge.slug, "title": challenge.title, "gpu": gpu or "CPU emulator",
@@ -94,7 +95,7 @@ def _counted(attempts: list[Run]) -> Run:
     """The run a user is graded by: their best accepted run, a secret-seed one where they have one (a
     practice run stands in only for a student with no accepted secret run, as the class is graded with
     the secret seed); with nothing accepted, their latest run, which says where they stand now."""
-    accepted = [r for r in attempts if r.verdict == "ACCEPTED"]
+    accepted = [r for r in attempts if r.verdict.passed]
     if not accepted:
         return attempts[-1]  # the store lists runs in the order they were recorded
     return min([r for r in accepted if r.secret] or accepted, key=_rank_key)
@@ -139,7 +140,7 @@ def _entry(rank: int | None, run: Run, attempts: list[Run], names: dict[int, str
     performance = run.report.get("performance") or []
     first = performance[0] if performance else {}
     return {
-        "rank": rank, "user": run.user, "verdict": run.verdict, "level": run.level,
+        "rank": rank, "user": run.user, "verdict": run.verdict.name, "level": run.level,
         "level_name": names.get(run.level or 0),
         "median_ms": run.medians_ms, "rate": first.get(rate[0]), "gflops": first.get("gflops"),
         "gbps": first.get("gbps"), "percent_of_baseline": first.get("percent_of_baseline"),
@@ -157,7 +158,7 @@ def shown_report(run: Run, reveal: bool = False) -> dict:
 
 def _attempt(run: Run, cases: list[str]) -> dict:
     return {"submitted_at": run.graded_at, "median_ms": run.medians_ms.get(cases[0]) if cases else None,
-            "verdict": run.verdict}
+            "verdict": run.verdict.name}
 
 
 def as_csv(data: dict) -> str:

@@ -26,8 +26,9 @@ from grader.verdict import Verdict
 
 
 GRADER_FAILURE = "the grader failed on this file"
-"""How the message of a report the grader could not finish begins (batch.py writes it): such a run is
-kept against the student, but a later batch grades the file again."""
+"""How the message of a GRADER_ERROR report begins (grader.job.grader_error). Databases written before
+that verdict existed hold such runs as RUNTIME_ERROR with this message: the store reads them back as
+GRADER_ERROR."""
 
 class Mode(enum.Enum):
     RUN = "run"

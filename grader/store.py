@@ -132,7 +132,7 @@ class Run:
     source_hash: str
     backend: str
     gpu: str | None
-    verdict: str
+    verdict: Verdict
     level: int | None
     graded_at: str
     secret_seed: bool
@@ -308,12 +308,12 @@ class Store:
                        secret: bool) -> bool:
         """This user's source graded before by this grader version on this GPU (a copy under another
         name is another student's submission and is graded again). A run the grader itself could not
-        finish (results.GRADER_FAILURE) does not count: the next batch grades that file again."""
+        finish (GRADER_ERROR) does not count: the next batch grades that file again."""
         rows = self.db.execute(
-            "SELECT verdict, report FROM runs WHERE user = ? AND challenge = ? AND source_hash = ? "
+            "SELECT verdict, message FROM runs WHERE user = ? AND challenge = ? AND source_hash = ? "
             "AND grader_version = ? AND gpu IS ? AND secret_seed = ?",
             (user, challenge, digest, grader_version, gpu, int(secret))).fetchall()
-        return any(not _grader_failure(verdict, report) for verdict, report in rows)
+        return any(_verdict(verdict, message).judges for verdict, message in rows)
 
     def runs(self, challenge: str, gpu: str | None = None, secret_only: bool = False) -> list[Run]:
         sql = "SELECT * FROM runs WHERE challenge = ?"
@@ -347,8 +347,9 @@ def _writer_lock(path: Path) -> threading.Lock:
 
 
 def _run(r: sqlite3.Row) -> Run:
-    return Run(r["id"], r["user"], r["challenge"], r["source_hash"], r["backend"], r["gpu"], r["verdict"], r["level"],
-               r["graded_at"], bool(r["secret_seed"]), json.loads(r["report"]), bool(r["late"]), r["submission_id"])
+    return Run(r["id"], r["user"], r["challenge"], r["source_hash"], r["backend"], r["gpu"],
+               _verdict(r["verdict"], r["message"]), r["level"], r["graded_at"], bool(r["secret_seed"]),
+               json.loads(r["report"]), bool(r["late"]), r["submission_id"])
 
 
 def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
@@ -375,10 +376,10 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _grader_failure(verdict: str, report_json: str) -> bool:
-    if verdict != Verdict.RUNTIME_ERROR.name:
-        return False
-    try:
-        return str(json.loads(report_json).get("message", "")).startswith(GRADER_FAILURE)
-    except (ValueError, AttributeError):
-        return False
+def _verdict(name: str, message: str) -> Verdict:
+    """A stored verdict, typed. Runs the grader failed on were kept as RUNTIME_ERROR with a message saying so
+    (results.GRADER_FAILURE) before GRADER_ERROR existed: they read back as what they are."""
+    verdict = Verdict[name]
+    if verdict is Verdict.RUNTIME_ERROR and message.startswith(GRADER_FAILURE):
+        return Verdict.GRADER_ERROR
+    return verdict

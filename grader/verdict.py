@@ -25,6 +25,9 @@ class Verdict(enum.Enum):
     IMPOSSIBLE_TIMING = "impossible timing"
     UNSUPPORTED = "unsupported"
     SKIPPED = "skipped"
+    GRADER_ERROR = "grader error"
+    """The grader failed on this submission (a bug of its own): not a judgement of the code. Never counted
+    as a student's attempt or shown as their standing; the batch and the class server grade it again."""
 
     @property
     def passed(self) -> bool:
@@ -34,6 +37,11 @@ class Verdict(enum.Enum):
     def failed(self) -> bool:
         """Neither passed nor skipped: a verdict a run's outcome and message come from."""
         return self not in (Verdict.ACCEPTED, Verdict.SKIPPED)
+
+    @property
+    def judges(self) -> bool:
+        """A verdict about the submission itself; GRADER_ERROR is about the grader."""
+        return self is not Verdict.GRADER_ERROR
 
     @property
     def label(self) -> str:
@@ -55,6 +63,7 @@ HELP = {
     Verdict.UNSUPPORTED: "the CPU emulator cannot run this file; grade it on a GPU",
     Verdict.IMPOSSIBLE_TIMING: "the reported time cannot be true: faster than the hardware allows, or not what the grader's own clock saw",
     Verdict.SKIPPED: "not run because an earlier stage failed",
+    Verdict.GRADER_ERROR: "the grader failed on this file, not the file: it will be graded again",
 }
 
 

@@ -19,7 +19,7 @@ from grader.backends import Environment
 from grader.errors import SpecError, UsageError
 from grader.exitcodes import ExitCode
 from grader.results import GradeReport, Mode
-from grader.classroom.engine import Config, InProcessEngine
+from grader.engines import Config, InProcessEngine
 from grader.store import Store
 from grader.verdict import Verdict
 
@@ -240,7 +240,8 @@ def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp
     db = tmp_path / "results.sqlite3"
     summary = _grade_all(class_folder, db, matmul)
     assert graded == ["amy/amy.cu", "bob/bob.cu", "cat/cat.cu"], "the students after bob are graded too"
-    assert summary.graded == 3 and summary.verdicts == {"ACCEPTED": 2, "RUNTIME_ERROR": 1}
+    assert summary.graded == 3 and summary.verdicts == {"ACCEPTED": 2, "GRADER_ERROR": 1}
+    assert summary.not_accepted == {}, "the grader's failure is not bob's verdict"
     assert [(f.user, f.error) for f in summary.failures] == [("bob", "RuntimeError: the grader tripped on bob's file")]
     assert "Traceback" in summary.failures[0].traceback
     with sqlite3.connect(db) as c:
@@ -248,7 +249,7 @@ def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp
                 c.execute("SELECT user, verdict, message, secret_seed FROM runs")}
     assert rows["amy"][0] == rows["cat"][0] == "ACCEPTED"
     verdict, message, secret = rows["bob"]
-    assert verdict == "RUNTIME_ERROR" and secret == 1
+    assert verdict == "GRADER_ERROR" and secret == 1
     assert "the grader failed on this file (RuntimeError: the grader tripped on bob's file)" in message
     assert "not a judgement of the submission" in message
     graded.clear()

@@ -1,4 +1,4 @@
-"""The grading engines (grader.classroom.engine) on the CPU emulator: the job layer run in another
+"""The grading engines (grader.engines) on the CPU emulator: the job layer run in another
 process or as Ray actor tasks gives the reports a local run gives; a worker whose grader or challenge
 differs refuses the job, and that refusal stops a batch instead of being blamed on a student."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT
 from grader import source, spec
-from grader.classroom import engine
+from grader import engines as engine
 from grader.errors import SpecError
 from grader.verdict import Verdict
 

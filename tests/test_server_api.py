@@ -256,7 +256,7 @@ def test_the_dispatcher_gives_a_student_one_slot_at_a_time(db, tokens):
     import time
 
     from grader.classroom import dispatch
-    from grader.classroom.engine import Outcome
+    from grader.engines import Outcome
 
     class Slots:
         slots, name, environment = 3, "stand-in", None
@@ -299,3 +299,69 @@ def test_the_dispatcher_gives_a_student_one_slot_at_a_time(db, tokens):
             dispatcher.stop()
         assert finished == 3 and engine.most_of_alice == 1
         assert queue.counts(store)[queue.State.DONE] == 3
+
+
+class _Failing:
+    """An engine whose first `fail` jobs end in the grader's own failure (no report), then grade."""
+
+    slots, name = 1, "stand-in"
+    environment = grade_report().environment
+
+    def __init__(self, fail: int):
+        self.fail, self.tries = fail, 0
+
+    def submit(self, task):
+        import concurrent.futures
+
+        from grader.engines import Outcome
+
+        self.tries += 1
+        future = concurrent.futures.Future()
+        if self.tries <= self.fail:
+            future.set_result(Outcome(task.key, None, "RuntimeError: the grader tripped", "Traceback: ..."))
+        else:
+            future.set_result(Outcome(task.key, dataclasses.replace(grade_report(), secret=True)))
+        return future
+
+
+def _dispatch_until_done(db, engine, submission_id: int) -> queue.Submission:
+    """Run the dispatcher's steps in this thread (the engine answers at once) until the job is done."""
+    from grader.classroom import dispatch
+
+    matmul = spec.load(cli.DEFAULT_CHALLENGES, "matmul")
+    dispatcher = dispatch.Dispatcher(db, engine, dispatch.Class({"matmul": matmul}, seed=1))
+    with Store.open(db) as store:
+        for _ in range(10):
+            dispatcher._fill(store)
+            dispatcher._collect(store)
+            sub = queue.get(store, submission_id)
+            if sub.state is queue.State.DONE:
+                return sub
+    raise AssertionError("the job never finished")
+
+
+def test_a_grader_failure_on_the_server_is_graded_again_and_only_then_kept_as_the_graders(db, tokens):
+    from grader import leaderboard
+    from grader.classroom import dispatch
+    from grader.verdict import Verdict
+
+    limits = queue.Limits(max_pending=2, hourly_cap=100)
+    with Store.open(db) as store:
+        retried = queue.enqueue(store, "alice", "matmul", "a.cu", Source("x", "a.cu", "h"), 1, limits).id
+    once = _Failing(fail=1)
+    sub = _dispatch_until_done(db, once, retried)
+    with Store.open(db) as store:
+        run = store.run(sub.run_id)
+        assert once.tries == 2 and sub.claims == 2 and run.verdict is Verdict.ACCEPTED, "tried again, then graded"
+        given_up = queue.enqueue(store, "bob", "matmul", "b.cu", Source("y", "b.cu", "i"), 1, limits).id
+    always = _Failing(fail=99)
+    sub = _dispatch_until_done(db, always, given_up)
+    with Store.open(db) as store:
+        run = store.run(sub.run_id)
+        assert always.tries == dispatch.GRADER_ERROR_TRIES and run.verdict is Verdict.GRADER_ERROR
+        assert "not a judgement of the submission" in run.report["message"]
+        board = leaderboard.board(store, spec.load(cli.DEFAULT_CHALLENGES, "matmul"), include_practice=True)
+    assert "bob" not in board["history"], "the grader's failure is not an attempt of bob's"
+    answer = make_client(db).get(f"/api/submissions/{given_up}",
+                                 headers={"Authorization": f"Bearer {tokens['bob']}"}).json()
+    assert answer["verdict"] == "GRADER_ERROR" and answer["exit_code"] == 70, "the client exits as the grader's failure"

@@ -143,3 +143,23 @@ def test_a_database_from_before_the_bandwidth_columns_is_migrated_with_nothing_l
                           False)
         row = s.db.execute("SELECT gflops, gbps, percent_of_bandwidth FROM timings WHERE run_id = ?", (run_id,)).fetchone()
         assert row["gflops"] is None and round(row["gbps"]) == 3660 and round(row["percent_of_bandwidth"]) == 89
+
+
+def test_stored_verdicts_come_back_typed_and_old_grader_failures_as_grader_errors(tmp_path):
+    """Before GRADER_ERROR, a run the grader failed on was kept as RUNTIME_ERROR whose message began with
+    results.GRADER_FAILURE: such rows read back as GRADER_ERROR, and neither kind stops a regrade."""
+    from grader.results import GRADER_FAILURE
+
+    source = text_source("// a", "a.cu")
+    with store.Store.open(tmp_path / "r.sqlite3") as s:
+        old = s.record(dataclasses.replace(grade_report(Verdict.RUNTIME_ERROR), message=f"{GRADER_FAILURE} (boom)"),
+                       "amy", "a.cu", source, True)
+        crashed = s.record(grade_report(Verdict.RUNTIME_ERROR, message="the submission crashed"), "bob", "a.cu",
+                           source, True)
+        assert s.run(old).verdict is Verdict.GRADER_ERROR and s.run(crashed).verdict is Verdict.RUNTIME_ERROR
+        env = grade_report().environment
+        assert not s.already_graded("amy", "matmul", source.sha256, grade_report().grader_version, env.gpu, True)
+        assert s.already_graded("bob", "matmul", source.sha256, grade_report().grader_version, env.gpu, True)
+        new = s.record(grade_report(Verdict.GRADER_ERROR), "amy", "a.cu", source, True)
+        assert s.run(new).verdict is Verdict.GRADER_ERROR
+        assert not s.already_graded("amy", "matmul", source.sha256, grade_report().grader_version, env.gpu, True)

@@ -154,7 +154,7 @@ class Server:
 
     def describe(self, store: Store, sub: queue.Submission, full: bool = False) -> dict:
         run = store.run(sub.run_id) if sub.run_id else None
-        verdict = Verdict[run.verdict] if run else None
+        verdict = run.verdict if run else None
         data = {
             "id": sub.id, "user": sub.user, "challenge": sub.challenge, "filename": sub.filename,
             "state": sub.state.value, "submitted_at": sub.submitted_at, "finished_at": sub.finished_at,

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader import batch, pipeline, report as reports
+from grader import job, pipeline, report as reports
 from grader.classroom import queue
-from grader.classroom.engine import Engine, Task, fingerprint
+from grader.engines import Engine, Task, fingerprint
 from grader.results import GradeReport, Mode, public
 from grader.source import Source
 from grader.spec import Challenge
@@ -32,6 +32,10 @@ REPORT_WIDTH = 80
 """Reports are kept rendered at this width: the narrowest terminal a student is likely to use."""
 POLL_S = 0.2
 """How often an idle dispatcher looks at the queue."""
+GRADER_ERROR_TRIES = 3
+"""A submission the grader fails on (a bug of the grader's, on this one job) goes back to the queue until
+it has been tried this often; then its GRADER_ERROR report is kept, shown to the student as the grader's
+failure, never as their verdict."""
 FATAL_PAUSE_S = 30.0
 """After a failure that would fail every job (no GPU), the job goes back to the queue and the
 dispatcher waits this long before trying again, saying so in the log."""
@@ -117,20 +121,25 @@ class Dispatcher:
             queue.requeue(store, sub.id)
             self.paused_until = time.monotonic() + FATAL_PAUSE_S
             return
-        report = outcome.report or self._failure(sub, outcome)
+        if outcome.report is None and sub.claims < GRADER_ERROR_TRIES:
+            log.error("the grader failed on %s's submission %d (try %d of %d): %s; it goes back to the queue\n%s",
+                      sub.user, sub.id, sub.claims, GRADER_ERROR_TRIES, outcome.error, outcome.traceback)
+            queue.requeue(store, sub.id)
+            return
+        report = self._report(sub, outcome)
         try:
-            store.record(report, sub.user, sub.filename, _source(sub), secret_seed=True, submission_id=sub.id,
-                         late=sub.late, shown_text=shown_text(report))
+            job.keep(store, report, _source(sub), job.Keeping(sub.user, sub.filename, secret_seed=True,
+                                                              submission_id=sub.id, late=sub.late,
+                                                              shown_text=shown_text(report)))
             self.graded += 1
             log.info("graded %s's submission %d (%s): %s", sub.user, sub.id, sub.challenge, report.verdict.name)
         except AlreadyGraded:
             log.warning("submission %d came back twice; the second report is dropped", sub.id)
 
-    def _failure(self, sub: queue.Submission, outcome) -> GradeReport:
-        log.error("the grader failed on %s's submission %d: %s\n%s", sub.user, sub.id, outcome.error, outcome.traceback)
-        challenge = self.served.challenges[sub.challenge]
-        failure = batch.GraderFailure(sub.user, Path(sub.filename), outcome.error or "unknown failure",
-                                      outcome.traceback or "")
+    def _report(self, sub: queue.Submission, outcome) -> GradeReport:
+        if outcome.report is None:
+            log.error("the grader failed on %s's submission %d for the last time: %s\n%s", sub.user, sub.id,
+                      outcome.error, outcome.traceback)
         options = pipeline.Options(Mode.SUBMIT, self.served.seed, None, secret=True)
-        return batch.failure_report(sub.filename, challenge, self.engine.environment, options,
-                                    failure, 0.0)
+        return job.report_of(outcome, sub.filename, self.served.challenges[sub.challenge], self.engine.environment,
+                             options, 0.0)

@@ -75,11 +75,14 @@ class Submission:
     state: State
     run_id: int | None
     finished_at: str | None
+    claims: int = 0
+    """How many times a grading slot has taken it (a retry after the grader failed on it counts again)."""
 
 
 def _submission(row: sqlite3.Row) -> Submission:
     return Submission(row["id"], row["user"], row["challenge"], row["filename"], row["source"], row["source_hash"],
-                      row["submitted_at"], bool(row["late"]), State(row["state"]), row["run_id"], row["finished_at"])
+                      row["submitted_at"], bool(row["late"]), State(row["state"]), row["run_id"], row["finished_at"],
+                      row["claims"])
 
 
 def _parse_time(text: str) -> datetime.datetime:
@@ -150,7 +153,7 @@ def claim(store: Store) -> Submission | None:
         seq = db.execute("SELECT COALESCE(MAX(claim_seq), 0) + 1 FROM submissions").fetchone()[0]
         db.execute("UPDATE submissions SET state = 'running', claim_seq = ?, claims = claims + 1 WHERE id = ?",
                    (seq, row["id"]))
-    return dataclasses.replace(_submission(row), state=State.RUNNING)
+    return dataclasses.replace(_submission(row), state=State.RUNNING, claims=row["claims"] + 1)
 
 
 def requeue(store: Store, submission_id: int) -> None:
