@@ -648,10 +648,12 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
 
     Its reports hide the secret seed and the randomized shapes drawn from it unless --reveal."""
     from grader import leaderboard as boards
+    from grader.classroom import roster
 
     challenge = spec.load(challenges_dir, slug)
     with store.Store.existing(db) as results:
-        data = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice)
+        data = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
+                            on_roster=roster.students(results))
     if fmt == "table" and output is None:
         report.render_leaderboard(data, terminal.out)
         return

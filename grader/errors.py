@@ -16,8 +16,8 @@ class GraderError(Exception):
         self.hint = hint
 
     def __reduce__(self):
-        """Pickled whole, whatever the subclass's constructor takes: a grading process (grader.classroom.
-        engine) hands its errors back to the process that reports them."""
+        """Pickled whole, whatever the subclass's constructor takes: a grading process (grader.engines)
+        hands its errors back to the process that reports them."""
         return _restore, (type(self), self.args, self.__dict__)
 
 

@@ -17,8 +17,8 @@ import datetime
 import io
 import math
 from collections import Counter
+from collections.abc import Sequence
 
-from grader.classroom import roster
 from grader.inert import spreadsheet_cell
 from grader.results import public_json
 from grader.spec import Challenge
@@ -53,14 +53,16 @@ NO_SUBMISSION = "no submission"
 
 
 def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bool = False,
-          include_practice: bool = False) -> dict:
+          include_practice: bool = False, on_roster: Sequence[str] = ()) -> dict:
     """The board of one GPU: `entries` ranks the best accepted run per user, and `students` is the
     gradebook, one row per student (see `_students`), since an instructor grades the whole class, not
     only those who got accepted. A board is one GPU's (times on two GPUs do not compare), so a roster
     student whose runs are all on another GPU shows as "no submission" here: `gpu` picks the other.
 
     Only secret-seed runs count: a practice run (`grader submit --user`, a public seed) can be tuned
-    to its seed's shapes. `include_practice` counts them too, flagged, for a class graded that way."""
+    to its seed's shapes. `include_practice` counts them too, flagged, for a class graded that way.
+    `on_roster`: the class's students (the class server's roster, grader.classroom.roster.students), who
+    are listed whether or not they submitted."""
     gpu = choose_gpu(store, challenge, gpu)
     by_user: dict[str, list[Run]] = {}
     for run in store.runs(challenge.slug, gpu, secret_only=not include_practice):
@@ -77,7 +79,6 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bo
 
     entries = [shown(run, rank) for rank, run in enumerate(best, 1)]
     failing = [shown(run) for run in counted.values() if not run.verdict.passed]
-    on_roster = roster.students(store)
     return {
         "challenge": challenge.slug, "title": challenge.title, "gpu": gpu or "CPU emulator",
         "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -101,7 +102,7 @@ def _counted(attempts: list[Run]) -> Run:
     return min([r for r in accepted if r.secret] or accepted, key=_rank_key)
 
 
-def _students(ranked: list[dict], failing: list[dict], on_roster: list[str]) -> list[dict]:
+def _students(ranked: list[dict], failing: list[dict], on_roster: Sequence[str]) -> list[dict]:
     """The gradebook's rows: the ranked users in rank order, then users with runs and nothing accepted
     (`failing`, each shown by its latest run), then roster students with no run on this board, each
     group after the first by name. Users with runs who are not on

@@ -20,6 +20,11 @@ from conftest import text_source
 from test_report import grade_report, perf
 
 
+
+def board(store, challenge, **options) -> dict:
+    """The board as its front ends make it: with the class's roster (the CLI's and the server's own)."""
+    return leaderboard.board(store, challenge, on_roster=roster.students(store), **options)
+
 def timed(ms: float, verdict: Verdict = Verdict.ACCEPTED, level: int | None = None):
     p = perf()
     stats = dataclasses.replace(p.stats, median_ms=ms, samples_ms=(ms,))
@@ -45,7 +50,7 @@ def results(tmp_path):
 
 
 def test_best_accepted_run_per_user_ranked_by_time(results, matmul):
-    data = leaderboard.board(results, matmul)
+    data = board(results, matmul)
     assert [e["user"] for e in data["entries"]][:4] == ["alice", "dave", "bob", "<script>alert(1)</script>"]
     alice = data["entries"][0]
     assert alice["rank"] == 1 and alice["attempts"] == 2 and alice["level"] == 5
@@ -57,7 +62,7 @@ def test_best_accepted_run_per_user_ranked_by_time(results, matmul):
 
 
 def test_csv_for_the_gradebook(results, matmul):
-    rows = list(csv.reader(io.StringIO(leaderboard.as_csv(leaderboard.board(results, matmul)))))
+    rows = list(csv.reader(io.StringIO(leaderboard.as_csv(board(results, matmul)))))
     assert rows[0][:5] == ["rank", "user", "status", "best verdict", "level"]
     assert rows[1][:5] == ["1", "alice", "accepted", "ACCEPTED", "5"]
     assert len(rows) == 7  # six ranked, then carol, who has no accepted run; eve's practice run counts for nothing
@@ -68,7 +73,7 @@ def test_csv_for_the_gradebook(results, matmul):
 
 def test_terminal_table_shows_names_as_text(results, matmul):
     console = Console(record=True, width=200)
-    report.render_leaderboard(leaderboard.board(results, matmul), console)
+    report.render_leaderboard(board(results, matmul), console)
     text = console.export_text()
     assert "<script>alert(1)</script>" in text and "alice" in text and "9.000" in text
     assert "\x1b" not in text and "\\x1b[2J" in text  # the escape is shown, not obeyed
@@ -76,7 +81,7 @@ def test_terminal_table_shows_names_as_text(results, matmul):
 
 def test_empty_board(tmp_path, matmul):
     with store.Store.open(tmp_path / "r.sqlite3") as s:
-        data = leaderboard.board(s, matmul)
+        data = board(s, matmul)
     assert data["entries"] == [] and data["gpu"] == "CPU emulator"
 
 
@@ -90,7 +95,7 @@ def test_a_memory_bound_challenge_ranks_by_time_and_shows_gb_per_s(tmp_path):
     run = dataclasses.replace(grade_report(performance=[memory_bound_perf()]), challenge="vector_add")
     with store.Store.open(tmp_path / "r.sqlite3") as s:
         s.record(run, "alice", "a.cu", text_source("a", "a.cu"), secret_seed=True)
-        data = leaderboard.board(s, vector_add)
+        data = board(s, vector_add)
     assert data["rate_label"] == "GB/s" and round(data["entries"][0]["rate"]) == 3660
     console = Console(record=True, width=200)
     report.render_leaderboard(data, console)
@@ -129,7 +134,7 @@ def by_user(data: dict) -> dict[str, dict]:
 
 
 def test_the_gradebook_lists_every_student(gradebook, matmul):
-    data = leaderboard.board(gradebook, matmul)
+    data = board(gradebook, matmul)
     assert [row["user"] for row in data["students"]] == ["ann", "eve", "zed", "bea", "cal", "dan"]
     assert [e["user"] for e in data["entries"]] == ["ann", "eve", "zed"]
     assert data["roster_size"] == 5 and data["practice_included"] is False
@@ -148,7 +153,7 @@ def test_the_gradebook_lists_every_student(gradebook, matmul):
 
 
 def test_practice_runs_count_only_when_asked(gradebook, matmul):
-    data = leaderboard.board(gradebook, matmul, include_practice=True)
+    data = board(gradebook, matmul, include_practice=True)
     rows = by_user(data)
     assert data["practice_included"] is True
     assert [row["user"] for row in data["students"]] == ["dan", "ann", "eve", "zed", "bea", "cal"]
@@ -158,7 +163,7 @@ def test_practice_runs_count_only_when_asked(gradebook, matmul):
 
 def test_a_secret_run_is_counted_before_a_faster_practice_run(gradebook, matmul):
     gradebook.record(timed(1.0, level=6), "ann", "x.cu", text_source("ann practice"), secret_seed=False)
-    rows = by_user(leaderboard.board(gradebook, matmul, include_practice=True))
+    rows = by_user(board(gradebook, matmul, include_practice=True))
     assert rows["ann"]["practice"] is False and rows["ann"]["median_ms"] == {"leetgpu 8192×6144×4096": 10.0}
     assert rows["ann"]["attempts"] == 2
 
@@ -170,7 +175,7 @@ def gradebook_csv(data: dict) -> dict[str, dict[str, str]]:
 
 
 def test_the_gradebook_csv_has_a_line_for_every_student(gradebook, matmul):
-    lines = gradebook_csv(leaderboard.board(gradebook, matmul))
+    lines = gradebook_csv(board(gradebook, matmul))
     assert list(lines) == ["ann", "eve", "zed", "bea", "cal", "dan"]
     assert "practice" not in lines["ann"]
     expected = {"ann": ("1", "accepted", "ACCEPTED", "no"), "eve": ("2", "accepted", "ACCEPTED", "yes"),
@@ -185,18 +190,18 @@ def test_the_gradebook_csv_has_a_line_for_every_student(gradebook, matmul):
 
 
 def test_the_gradebook_csv_flags_practice_runs_when_they_count(gradebook, matmul):
-    lines = gradebook_csv(leaderboard.board(gradebook, matmul, include_practice=True))
+    lines = gradebook_csv(board(gradebook, matmul, include_practice=True))
     assert (lines["dan"]["rank"], lines["dan"]["status"], lines["dan"]["practice"]) == ("1", "accepted", "yes")
     assert lines["ann"]["practice"] == "no" and lines["cal"]["practice"] == "no"
 
 
 def test_the_gradebook_json_carries_every_student(gradebook, matmul):
-    data = json.loads(json.dumps(leaderboard.board(gradebook, matmul)))
+    data = json.loads(json.dumps(board(gradebook, matmul)))
     assert [row["user"] for row in data["students"]] == ["ann", "eve", "zed", "bea", "cal", "dan"]
 
 
 def test_a_roster_student_graded_on_another_gpu_has_no_submission_on_this_board(gradebook, matmul):
-    assert by_user(leaderboard.board(gradebook, matmul, gpu="NVIDIA B200"))["ann"]["status"] == "no submission"
+    assert by_user(board(gradebook, matmul, gpu="NVIDIA B200"))["ann"]["status"] == "no submission"
 
 
 def narrow(data: dict) -> str:
@@ -206,7 +211,7 @@ def narrow(data: dict) -> str:
 
 
 def test_the_terminal_gradebook_fits_80_columns(gradebook, matmul):
-    text = narrow(leaderboard.board(gradebook, matmul, include_practice=True))
+    text = narrow(board(gradebook, matmul, include_practice=True))
     assert max(map(len, text.splitlines())) <= 80, text
     for user in ("ann", "bea", "cal", "dan", "eve", "zed"):
         assert user in text
@@ -215,7 +220,7 @@ def test_the_terminal_gradebook_fits_80_columns(gradebook, matmul):
 
 def test_the_terminal_gradebook_fits_80_columns_with_hostile_names(results, matmul):
     """A name too long for the rest to fit folds onto a second line; no other column does."""
-    text = narrow(leaderboard.board(results, matmul))
+    text = narrow(board(results, matmul))
     assert max(map(len, text.splitlines())) <= 80, text
     assert "<script>alert(1)" in text and "\\x1b[2J" in text and "\x1b" not in text
     assert "alice" in text and "carol" in text and "WRONG_ANSWER" in text 
@@ -233,7 +238,7 @@ def test_the_emulator_gradebook_drops_the_columns_it_cannot_fill(tmp_path, matmu
         s.record(dataclasses.replace(grade_report(), environment=emulated), "ann", "a.cu", text_source("a"), True)
         s.record(dataclasses.replace(grade_report(Verdict.WRONG_ANSWER), environment=emulated), "bea", "b.cu",
                  text_source("b"), True, late=True)
-        data = leaderboard.board(s, matmul)
+        data = board(s, matmul)
     text = narrow(data)
     assert data["gpu"] == "CPU emulator" and max(map(len, text.splitlines())) <= 80, text
     for user in ROSTER:

@@ -179,7 +179,7 @@ class Server:
         with self.boards_lock:
             cached = self.boards.get(slug)
         if cached is None or cached[0] != key:
-            cached = (key, boards.board(store, challenge))
+            cached = (key, boards.board(store, challenge, on_roster=roster.students(store)))
             with self.boards_lock:
                 self.boards[slug] = cached
         data = cached[1]
