@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from conftest import ROOT
 from grader import cli, spec
-from grader.classroom import app as apps, queue, roster
+from grader.classroom import app as apps, queue, roster, server as servers
 from grader.source import Source
 from grader.store import AlreadyGraded, Store
 from test_report import grade_report
@@ -119,8 +119,8 @@ def test_the_limits_are_checked_before_the_upload_is_read(db, tokens, monkeypatc
     client = make_client(db, queue.Limits(max_pending=1, hourly_cap=30))
     assert post(client, tokens["alice"]).status_code == 201
     read = []
-    monkeypatch.setattr(apps.sources, "checked", lambda *args: read.append("checked") or pytest.fail("read"))
-    monkeypatch.setattr(apps.signature, "choose", lambda *args: read.append("choose") or pytest.fail("read"))
+    monkeypatch.setattr(servers.sources, "checked", lambda *args: read.append("checked") or pytest.fail("read"))
+    monkeypatch.setattr(servers.signature, "choose", lambda *args: read.append("choose") or pytest.fail("read"))
     refused = post(client, tokens["alice"], b"\0\1binary")
     assert refused.status_code == 429 and read == [], "refused for the limit, before the text was looked at"
     assert post(client, tokens["alice"], KERNEL, "mine.py").status_code == 429

@@ -15,7 +15,7 @@ import numpy as np
 
 from grader import build, check, device, run, timing
 from grader import sandbox as sandboxes
-from grader.backends import Environment, worker_memory_bytes
+from grader.backends.base import Environment, worker_memory_bytes
 from grader.l2flush import L2Flush
 from grader.buffers import DeviceBuffer, host_empty
 from grader.emulator.translate import lint

@@ -24,7 +24,7 @@ import numpy as np
 
 from grader import build, channel, run
 from grader import sandbox as sandboxes
-from grader.backends import Environment, worker_memory_bytes
+from grader.backends.base import Environment, worker_memory_bytes
 from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.emulator import CALIBRATION, FOLDER, INCLUDE, RUNTIME
 from grader.emulator.translate import translate

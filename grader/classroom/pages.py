@@ -34,7 +34,7 @@ from starlette.routing import Route
 from grader import __version__, html as boards_html
 from grader.classroom import queue, roster
 from grader.classroom.dispatch import REPORT_WIDTH
-from grader.classroom.app import COOKIE, ApiError, submission_id
+from grader.classroom.server import COOKIE, ApiError, submission_id
 from grader.classroom.roster import Person, Role
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "classroom"
