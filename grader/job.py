@@ -8,7 +8,9 @@ end's (`report.py`, the server's pages).
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from dataclasses import dataclass
+from typing import Callable
 
 from grader import pipeline
 from grader.backends import Backend
@@ -72,17 +74,18 @@ class Keeping:
     secret_seed: bool
     """Graded with the class's secret seed (a batch, the server): counted on the class leaderboard."""
     submission_id: int | None = None
-    """The class server's queued submission this run grades, marked done in the same transaction."""
+    """The class server's queued submission this run grades (at most one run per submission)."""
     late: bool = False
-    shown_text: str | None = None
-    """The report as the student sees it, rendered (the server keeps it with the submission)."""
+    then: Callable[[sqlite3.Connection, int], None] | None = None
+    """Done in the run's own transaction (grader.store.Store.record): the class server marks its submission
+    done there (grader.classroom.queue.finish)."""
 
 
 def keep(store, report: GradeReport, source: Source, keeping: Keeping) -> int:
     """Keep one run (grader.store.Store.record): the one place results are written, whichever front end
     graded them. Returns the run's id."""
     return store.record(report, keeping.user, keeping.source_path, source, keeping.secret_seed,
-                        keeping.submission_id, keeping.late, keeping.shown_text)
+                        keeping.submission_id, keeping.late, keeping.then)
 
 
 def report_of(outcome, display_path: str, challenge: Challenge, environment, options: pipeline.Options,

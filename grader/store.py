@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from grader.errors import GraderError
 from grader.exitcodes import ExitCode
@@ -243,15 +244,17 @@ class Store:
 
     # -- writing
     def record(self, report: GradeReport, user: str, source_path: Path | str, source: Source, secret_seed: bool,
-               submission_id: int | None = None, late: bool = False, shown_text: str | None = None) -> int:
+               submission_id: int | None = None, late: bool = False,
+               then: Callable[[sqlite3.Connection, int], None] | None = None) -> int:
         """Keep one grading run, all of it or nothing: the whole report, secret seed and randomized shapes
         included (the database is the instructor's, owner-only); what students see is redacted where
         it is made (grader.results.public). A report marked secret is stored as secret either way.
         `source` is the Source that was graded, text and hash as read (the hash of the file's bytes).
-        With `submission_id` (a queued submission, grader.classroom.queue) the same transaction marks it
-        done; a submission already done (graded by another worker, or before a restart) is refused with
-        AlreadyGraded and nothing is kept, so a job is graded exactly once. `shown_text` is the report as
-        the student sees it, rendered (the public view of a secret run), kept with the submission."""
+        `submission_id` names the queued submission (the class server's) the run grades: at most one run
+        may name it, so a second report for one job raises AlreadyGraded and nothing is kept. `then(db,
+        run_id)` runs inside the same transaction, so the run and what the caller records with it (the
+        class server marks its submission done: grader.classroom.queue.finish) are kept together or not at
+        all; it may raise AlreadyGraded too."""
         secret_seed = secret_seed or report.secret
         data = to_json(report)
         env = report.environment
@@ -268,8 +271,8 @@ class Store:
                     "graded_at, report, submission_id, late) VALUES (" + ", ".join("?" * len(row)) + ")", row).lastrowid
                 self._record_cases(run_id, report)
                 self._record_timings(run_id, report)
-                if submission_id is not None:
-                    self._finish_submission(submission_id, run_id, shown_text)
+                if then is not None:
+                    then(self.db, run_id)
             return run_id
         except sqlite3.IntegrityError as exc:
             if submission_id is not None and "submission_id" in str(exc):
@@ -277,13 +280,6 @@ class Store:
             raise _explain(exc, self.path) from exc
         except sqlite3.DatabaseError as exc:
             raise _explain(exc, self.path) from exc
-
-    def _finish_submission(self, submission_id: int, run_id: int, shown_text: str | None) -> None:
-        done = self.db.execute("UPDATE submissions SET state = 'done', run_id = ?, finished_at = ?, report_text = ? "
-                               "WHERE id = ? AND state = 'running'",
-                               (run_id, _now(), shown_text, submission_id)).rowcount
-        if done != 1:
-            raise AlreadyGraded(f"submission {submission_id} is not running (graded already, or never claimed)")
 
     def _record_cases(self, run_id: int, report: GradeReport) -> None:
         for position, case in enumerate(report.cases):

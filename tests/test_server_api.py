@@ -194,9 +194,16 @@ def test_a_job_is_kept_once_and_a_restart_requeues_what_was_running(db, tokens):
         assert queue.requeue_running(store) == 1, "a server that starts finds it running: it was never kept"
         assert queue.claim(store).id == sub.id
         report = dataclasses.replace(grade_report(), secret=True)
-        run = store.record(report, "alice", "a.cu", Source("x", "a.cu", "h"), True, submission_id=sub.id)
+        run = store.record(report, "alice", "a.cu", Source("x", "a.cu", "h"), True, submission_id=sub.id,
+                           then=queue.finish(sub.id, "shown"))
         with pytest.raises(AlreadyGraded):
-            store.record(report, "alice", "a.cu", Source("x", "a.cu", "h"), True, submission_id=sub.id)
+            store.record(report, "alice", "a.cu", Source("x", "a.cu", "h"), True, submission_id=sub.id,
+                         then=queue.finish(sub.id, "shown"))
+        assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+        waiting = queue.enqueue(store, "bob", "vector_add", "b.cu", Source("y", "b.cu", "i"), 1, limits)
+        with pytest.raises(AlreadyGraded):  # never claimed: the queue's own step refuses, the run goes with it
+            store.record(report, "bob", "b.cu", Source("y", "b.cu", "i"), True, submission_id=waiting.id,
+                         then=queue.finish(waiting.id, "shown"))
         assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
         done = queue.get(store, sub.id)
         assert (done.state, done.run_id) == (queue.State.DONE, run)

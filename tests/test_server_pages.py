@@ -95,7 +95,7 @@ def _finish(db, challenge, sub_id: int, shown_text: str, message: str = "") -> N
         assert claimed is not None and claimed.id == sub_id
         store.record(_report(challenge, message), claimed.user, claimed.filename,
                      Source(claimed.source, f"{claimed.user}/{claimed.filename}", claimed.source_hash),
-                     secret_seed=True, submission_id=sub_id, late=False, shown_text=shown_text)
+                     secret_seed=True, submission_id=sub_id, late=False, then=queue.finish(sub_id, shown_text))
 
 
 # -- the start page, logging in and out -------------------------------------------------------------------

@@ -130,7 +130,7 @@ class Dispatcher:
         try:
             job.keep(store, report, _source(sub), job.Keeping(sub.user, sub.filename, secret_seed=True,
                                                               submission_id=sub.id, late=sub.late,
-                                                              shown_text=shown_text(report)))
+                                                              then=queue.finish(sub.id, shown_text(report))))
             self.graded += 1
             log.info("graded %s's submission %d (%s): %s", sub.user, sub.id, sub.challenge, report.verdict.name)
         except AlreadyGraded:

@@ -1,7 +1,7 @@
 """The submission queue, in the results database: nothing is lost when the server stops.
 
 A submission is `queued` when it is accepted, `running` once a grading slot claims it, `done` when its
-run is kept (in the same transaction: grader.store.Store.record). A server that starts puts every
+run is kept (in the same transaction: `finish`, which grader.store.Store.record runs as its `then`). A server that starts puts every
 `running` submission back in the queue: whatever was grading it died with the last server, and its
 run, if any, was never committed. The unique run per submission makes a second grading of one job
 impossible to keep, so each job is graded exactly once whatever stops when.
@@ -23,9 +23,10 @@ import datetime
 import enum
 import sqlite3
 from dataclasses import dataclass
+from typing import Callable
 
 from grader.source import MAX_SOURCE_BYTES, Source
-from grader.store import Store, StoreError, now
+from grader.store import AlreadyGraded, Store, StoreError, now
 
 
 class State(enum.Enum):
@@ -154,6 +155,18 @@ def claim(store: Store) -> Submission | None:
         db.execute("UPDATE submissions SET state = 'running', claim_seq = ?, claims = claims + 1 WHERE id = ?",
                    (seq, row["id"]))
     return dataclasses.replace(_submission(row), state=State.RUNNING, claims=row["claims"] + 1)
+
+
+def finish(submission_id: int, shown_text: str | None) -> Callable[[sqlite3.Connection, int], None]:
+    """What keeping a queued submission's run also does, in the run's transaction (the store's `then`):
+    mark the submission done, with its run and the report as the student sees it. A submission not
+    running (graded by another worker, or before a restart) raises AlreadyGraded, and nothing is kept."""
+    def mark_done(db: sqlite3.Connection, run_id: int) -> None:
+        done = db.execute("UPDATE submissions SET state = 'done', run_id = ?, finished_at = ?, report_text = ? "
+                          "WHERE id = ? AND state = 'running'", (run_id, now(), shown_text, submission_id)).rowcount
+        if done != 1:
+            raise AlreadyGraded(f"submission {submission_id} is not running (graded already, or never claimed)")
+    return mark_done
 
 
 def requeue(store: Store, submission_id: int) -> None:
