@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-import time
 from types import SimpleNamespace
 
 import pytest
@@ -21,13 +20,22 @@ class FakeGpu:
         self.lock = threading.Lock()
         self.building: set[str] = set()
         self.concurrent = 0
+        self.started = 0
+        self.second_started = threading.Event()
 
     def build(self, source, challenge, cache_dir):
+        """The first build waits (up to 10 s) for a second one to start: builds made in parallel meet
+        here whatever the machine's load, where a fixed sleep only made an overlap likely."""
         name = Path(source.display_path).name
         with self.lock:
             self.building.add(name)
             self.concurrent = max(self.concurrent, len(self.building))
-        time.sleep(0.05)
+            self.started += 1
+            order = self.started
+        if order == 1:
+            self.second_started.wait(10)
+        elif order == 2:
+            self.second_started.set()
         with self.lock:
             self.building.discard(name)
             self.events.append(f"built {name}")
