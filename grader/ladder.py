@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import datetime
+import enum
 import json
 import re
 from dataclasses import dataclass
@@ -30,12 +31,20 @@ calls, at least 3 calls of even the slowest kernel); the levels reach that error
 budget rarely binds."""
 
 
+class RungStatus(str, enum.Enum):
+    """A str too, so a ladder written with json.dumps(dataclasses.asdict(...)) (`grader levels --json`) says "measured"."""
+    MEASURED = "measured"
+    UNAVAILABLE = "unavailable"
+    """The GPU lacks what the level needs (tensor cores, wgmma)."""
+    FAILED = "failed"
+    """The level was not ACCEPTED: a regression of the project's own reference."""
+
+
 @dataclass(frozen=True)
 class Rung:
     level: int
     name: str
-    status: str
-    """"measured", "unavailable" (the GPU lacks what it needs) or "failed" (not ACCEPTED: a regression)."""
+    status: RungStatus
     detail: str = ""
     median_ms: dict[str, float] = dataclasses.field(default_factory=dict)
     gflops: dict[str, float | None] = dataclasses.field(default_factory=dict)
@@ -61,7 +70,7 @@ class Ladder:
     """This GPU's measured copy bandwidth, where the challenge counts bytes."""
 
     def measured(self) -> dict[int, dict[str, float]]:
-        return {r.level: r.median_ms for r in self.rungs if r.status == "measured"}
+        return {r.level: r.median_ms for r in self.rungs if r.status is RungStatus.MEASURED}
 
 
 def cache_path(cache_dir: Path, challenge: Challenge, environment) -> Path:
@@ -80,7 +89,7 @@ def load(cache_dir: Path, challenge: Challenge, environment) -> Ladder | None:
     if data.get("format") != FORMAT:
         return None
     data.pop("format")
-    data["rungs"] = tuple(Rung(**r) for r in data["rungs"])
+    data["rungs"] = tuple(Rung(**{**r, "status": RungStatus(r["status"])}) for r in data["rungs"])
     return Ladder(**data)
 
 
@@ -111,7 +120,7 @@ def measure(challenge: Challenge, backend, cache_dir: Path, seed: int, progress=
         for index, level in enumerate(challenge.levels, 1):
             where = f"ladder level {index} of {len(challenge.levels)} ({level.name})"
             if level.number not in builds:
-                rungs.append(Rung(level.number, level.name, "unavailable",
+                rungs.append(Rung(level.number, level.name, RungStatus.UNAVAILABLE,
                                   level.unavailable_reason(info.compute_capability)))
                 continue
             progress.stage(f"{where}: compiling (nvcc, levels in parallel)")
@@ -152,9 +161,9 @@ class _LevelProgress:
 
 def _rung(number: int, name: str, report: GradeReport) -> Rung:
     if not report.accepted:
-        return Rung(number, name, "failed", f"{report.verdict.label}: {report.message}")
+        return Rung(number, name, RungStatus.FAILED, f"{report.verdict.label}: {report.message}")
     errors = [c.scaled_error for case in report.cases for c in case.comparisons]
-    return Rung(number, name, "measured", "",
+    return Rung(number, name, RungStatus.MEASURED, "",
                 {p.label: p.stats.median_ms for p in report.performance},
                 {p.label: p.gflops for p in report.performance}, max(errors) if errors else None,
                 {p.label: p.gbps for p in report.performance})

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from grader.build import BuildStatus
 from grader.inert import visible
+from grader.ladder import RungStatus
 from grader.results import CaseKind, GradeReport, Mode, public, shape_text, to_json
 from grader.timing import TimedBy
 from grader.verdict import HELP, Verdict
@@ -284,8 +285,8 @@ def render_ladder(challenge, ladder, console: Console) -> None:
         table.add_column(f"{case}\nms · {rate} · % {base}", justify="right")
     table.add_column("max scaled err", justify="right")
     for rung in ladder.rungs:
-        if rung.status != "measured":
-            table.add_row(str(rung.level), rung.name, *[Text(rung.status, style="yellow")] * len(cases),
+        if rung.status is not RungStatus.MEASURED:
+            table.add_row(str(rung.level), rung.name, *[Text(rung.status.value, style="yellow")] * len(cases),
                           Text(rung.detail[:60], style="dim"))
             continue
         cells = []

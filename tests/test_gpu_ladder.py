@@ -12,8 +12,8 @@ pytestmark = pytest.mark.gpu
 
 def test_ladder_is_strictly_increasing_at_the_performance_shape(matmul, cuda_backend, tmp_path):
     measured = ladder.measure(matmul, cuda_backend, tmp_path, seed=3, timing_budget_s=0.5)
-    available = [r for r in measured.rungs if r.status != "unavailable"]
-    assert all(r.status == "measured" for r in available), [(r.level, r.detail) for r in available]
+    available = [r for r in measured.rungs if r.status is not ladder.RungStatus.UNAVAILABLE]
+    assert all(r.status is ladder.RungStatus.MEASURED for r in available), [(r.level, r.detail) for r in available]
     shape = matmul.performance[0].label()
     times = [r.median_ms[shape] for r in available]
     for lower, upper, t_lower, t_upper in zip(available, available[1:], times, times[1:]):
@@ -38,7 +38,7 @@ def test_a_memory_bound_ladder_is_measured_and_its_top_beats_the_library(slug, b
         pytest.skip(f"no {slug} challenge in this tree")
     challenge = challenge_named(slug)
     measured = ladder.measure(challenge, cuda_backend, tmp_path, seed=3, timing_budget_s=0.5)
-    assert all(r.status == "measured" for r in measured.rungs), [(r.level, r.detail) for r in measured.rungs]
+    assert all(r.status is ladder.RungStatus.MEASURED for r in measured.rungs), [(r.level, r.detail) for r in measured.rungs]
     largest = max(challenge.performance, key=lambda s: challenge.reference.bytes(s.dims)).label()
     top = measured.rungs[-1]
     assert measured.bandwidth_gbps and top.gbps[largest] > 0.5 * measured.bandwidth_gbps

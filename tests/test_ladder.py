@@ -100,7 +100,7 @@ def test_progress_names_the_level_and_the_shape(measured):
 
 def test_unavailable_levels_are_not_built(measured):
     assert not any("7_" in e for e in measured.gpu.events)
-    assert measured.ladder.rungs[-1].status == "unavailable"
+    assert measured.ladder.rungs[-1].status is ladder.RungStatus.UNAVAILABLE
 
 
 def test_the_saved_ladder_loads_back(measured, matmul):

@@ -55,8 +55,8 @@ def test_unmeasured_levels_are_skipped_for_the_next_rung(matmul):
 
 def test_ladder_cache_round_trip(tmp_path, matmul):
     env = SimpleNamespace(gpu="NVIDIA H200", driver="13.0")
-    rungs = (ladder.Rung(1, "naive", "measured", "", times(80, 25, 23), times(5052, 5384, 5849), 3.5e-7),
-             ladder.Rung(6, "tensor cores", "unavailable", "needs compute capability 8.0"))
+    rungs = (ladder.Rung(1, "naive", ladder.RungStatus.MEASURED, "", times(80, 25, 23), times(5052, 5384, 5849), 3.5e-7),
+             ladder.Rung(6, "tensor cores", ladder.RungStatus.UNAVAILABLE, "needs compute capability 8.0"))
     saved = ladder.Ladder("matmul", 1, 1, "NVIDIA H200", "13.0", "0.1.0", "2026-11-21T12:00:00+00:00",
                           "cuBLAS FP32", times(8.1, 2.7, 2.9), rungs)
     path = ladder.save(tmp_path, matmul, env, saved)
