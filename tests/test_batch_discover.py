@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from grader import __version__, batch, cli, pipeline
+from grader.cli.boards import leaderboard_command
 from grader.backends import Environment
 from grader.errors import SpecError, UsageError
 from grader.exitcodes import ExitCode
@@ -434,7 +435,7 @@ def test_the_plan_forced_and_by_signature(tmp_path, challenge_named):
 
 def test_the_leaderboard_command_names_what_differs_from_the_defaults(tmp_path):
     db = tmp_path / "a class" / "results.sqlite3"
-    assert cli._leaderboard_command("matmul", db, cli.DEFAULT_CHALLENGES, None) == \
+    assert leaderboard_command("matmul", db, cli.DEFAULT_CHALLENGES, None) == \
         f"grader leaderboard matmul --db '{db}'"
-    assert shlex.split(cli._leaderboard_command("tiny_add", db, tmp_path, "NVIDIA H200")) == \
+    assert shlex.split(leaderboard_command("tiny_add", db, tmp_path, "NVIDIA H200")) == \
         ["grader", "leaderboard", "tiny_add", "--db", str(db), "--challenges-dir", str(tmp_path), "--gpu", "NVIDIA H200"]

@@ -1,0 +1,189 @@
+"""The commands that show rather than grade: `leaderboard` (the class's ranking and gradebook, in the
+terminal or as CSV, JSON or a page), `list` and `show` (the challenges), `init` (a starter file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+from pathlib import Path
+
+import click
+from rich.markdown import Markdown
+from rich.table import Table
+from rich.text import Text
+
+from grader import report, spec, store
+from grader.cli.common import DEFAULT_CHALLENGES, Terminal, challenges_option, cli, db_option, handle_errors
+from grader.errors import UsageError
+
+
+def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | None) -> str:
+    """The `grader leaderboard` command that shows what a batch graded, as it runs from any folder."""
+    words = ["grader", "leaderboard", slug, "--db", str(db)]
+    if challenges_dir.resolve() != DEFAULT_CHALLENGES.resolve():
+        words += ["--challenges-dir", str(challenges_dir)]
+    if gpu:  # the board's default is the GPU with the most runs, which need not be this one
+        words += ["--gpu", gpu]
+    return shlex.join(words)
+
+
+
+@cli.command()
+@click.argument("slug", default="matmul")
+@challenges_option
+@db_option
+@click.option("--gpu", default=None, help="The GPU to rank on (default: the one with the most results).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "html"]), default="table",
+              show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of the terminal (html opens from file:// with no network).")
+@click.option("--reveal", is_flag=True,
+              help="Instructor view: show the secret seed and the randomized shapes in the reports (hidden "
+                   "otherwise, as the board is meant for students). Do not publish what it writes.")
+@click.option("--include-practice", is_flag=True,
+              help="also count practice runs: local `grader submit --user` runs graded with a public seed")
+@click.pass_obj
+@handle_errors
+def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, gpu: str | None, fmt: str,
+                output: Path | None, reveal: bool, include_practice: bool) -> None:
+    """The class leaderboard and gradebook of SLUG on one GPU: the best accepted secret-seed submission
+    per user, ranked, then every other roster student and every graded user, with the verdict of
+    their latest run or "no submission".
+
+    Its reports hide the secret seed and the randomized shapes drawn from it unless --reveal."""
+    from grader import leaderboard as boards
+    from grader.classroom import roster
+
+    challenge = spec.load(challenges_dir, slug)
+    with store.Store.existing(db) as results:
+        data = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
+                            on_roster=roster.students(results))
+    if fmt == "table" and output is None:
+        report.render_leaderboard(data, terminal.out)
+        return
+    if fmt == "html":
+        from grader import html
+        text = html.render(data)
+    elif fmt == "json":
+        text = json.dumps(data, indent=2)
+    elif fmt == "csv":
+        text = boards.as_csv(data)
+    else:
+        console = report.Console(record=True, width=160, file=open(os.devnull, "w"))
+        report.render_leaderboard(data, console)
+        text = console.export_text()
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        terminal.err.print(f"wrote {output}", highlight=False)
+
+
+@cli.command(name="list")
+@challenges_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def list_command(terminal: Terminal, challenges_dir: Path, as_json: bool) -> None:
+    """List the challenges."""
+    found = [spec.load(challenges_dir, slug) for slug in spec.list_challenges(challenges_dir)]
+    if as_json:
+        click.echo(json.dumps([{"slug": c.slug, "title": c.title, "version": c.version} for c in found], indent=2))
+        return
+    table = Table("challenge", "title", "version", "signature")
+    for c in found:
+        table.add_row(c.slug, c.title, str(c.version), f'extern "C" {c.prototype()}')
+    terminal.out.print(table)
+
+
+@cli.command()
+@click.argument("slug")
+@challenges_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> None:
+    """Show a challenge: statement, signature, tolerance and shapes."""
+    c = spec.load(challenges_dir, slug)
+    if as_json:
+        click.echo(json.dumps(_challenge_json(c), indent=2))
+        return
+    out = terminal.out
+    if c.statement_path.is_file():
+        out.print(Markdown(c.statement_path.read_text()))
+    out.print()
+    out.print(Text.assemble(("signature", "bold"), "  ", _broken_at_parameters(f'extern "C" {c.prototype()}', 11,
+                                                                            out.width)), highlight=False)
+    out.print(f"[bold]tolerance[/]  max scaled error {c.tolerance.max_scaled_error:g}, "
+              f"relative Frobenius {c.tolerance.max_relative_frobenius:g}")
+    out.print(f"[bold]functional shapes[/] (v{c.functional_version})  " + ", ".join(s.label() for s in c.functional))
+    r = c.randomized
+    out.print(f"[bold]randomized[/]  {r.count} shapes from the seed, " +
+              ", ".join(f"{d} in [{lo}, {hi}]" for d, (lo, hi) in r.ranges.items()))
+    out.print(f"[bold]performance shapes[/] (v{c.performance_version})  " + ", ".join(s.label() for s in c.performance))
+    out.print(_limits_text(c.limits), highlight=False)
+
+
+def _broken_at_parameters(prototype: str, start: int, width: int) -> str:
+    """A prototype as a person breaks it: after a comma where the line (begun at column `start`) is
+    full, the next parameters under the first, so a type is never parted from its name."""
+    head, params = prototype.split("(", 1)
+    pieces = [p + ", " for p in params[:-1].split(", ")]
+    pieces[-1] = pieces[-1][:-2] + ")"
+    indent = start + len(head) + 1 if start + len(head) + 1 <= width // 2 else 4
+    lines, line = [], head + "("
+    for piece in pieces:
+        if start + len(line) + len(piece.rstrip()) > width and not line.endswith("("):
+            lines.append(line.rstrip())
+            line, start = " " * indent, 0
+        line += piece
+    return "\n".join(lines + [line])
+
+
+def _limits_text(limits: spec.Limits) -> str:
+    """The time limits as on a GPU, and how the CPU emulator scales them."""
+    from grader.backends.emulator import LIMIT_SLACK
+    return (f"[bold]limits[/] (GPU)  a call {limits.case_s:g} s; the whole job {limits.job_s:g} s (the compile, itself "
+            f"at most {limits.compile_s:g} s, and every case, correctness and timing); in the CPU emulator the call's "
+            f"limit and the job's bound each add {LIMIT_SLACK:g}× what a slow kernel of the cases' shapes costs there. "
+            f"Timing budget {limits.timing_budget_s:g} s per performance case")
+
+
+def _challenge_json(c: spec.Challenge) -> dict:
+    return {
+        "slug": c.slug, "title": c.title, "version": c.version, "signature": f'extern "C" {c.prototype()}',
+        "parameters": [{"name": p.name, "type": p.ctype.text, "role": p.role.value if p.role else None,
+                        "shape": list(p.shape)} for p in c.params],
+        "tolerance": {"max_scaled_error": c.tolerance.max_scaled_error,
+                      "max_relative_frobenius": c.tolerance.max_relative_frobenius},
+        "functional": {"version": c.functional_version, "cases": [dict(s.dims) for s in c.functional]},
+        "randomized": {"count": c.randomized.count, "ranges": c.randomized.ranges,
+                       "max_flops": c.randomized.max_flops, "max_bytes": c.randomized.max_bytes},
+        "performance": {"version": c.performance_version,
+                        "cases": [dict(s.dims, name=s.name) for s in c.performance]},
+        "limits": {"compile_s": c.limits.compile_s, "case_s": c.limits.case_s,
+                   "timing_budget_s": c.limits.timing_budget_s, "job_s": c.limits.job_s},
+        "baseline": c.baseline_label,
+    }
+
+
+@cli.command()
+@click.argument("slug")
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@challenges_option
+@click.option("--force", is_flag=True, help="Overwrite DEST if it exists.")
+@click.pass_obj
+@handle_errors
+def init(terminal: Terminal, slug: str, dest: Path, challenges_dir: Path, force: bool) -> None:
+    """Write the challenge's starter file to DEST (e.g. solutions/mine.cu)."""
+    c = spec.load(challenges_dir, slug)
+    if dest.exists() and not force:
+        raise UsageError(f"{dest} already exists", hint="choose another path, or pass --force to overwrite it")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(c.starter_path, dest)
+    terminal.out.print(f"wrote {dest}; next: [bold]grader run {dest}[/] (correctness) or "
+                       f"[bold]grader submit {dest}[/] (correctness and timing)", highlight=False)
+
+

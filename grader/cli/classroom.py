@@ -1,0 +1,305 @@
+"""The class server's commands: `serve`, `roster add|import|list`, `deadline`, `login`, and the client
+side of `submit --server` (the `submit` command itself, which also grades here, is in `grading`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from grader import spec, store
+from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
+                               cache_option, challenges_option, check_source, cli, engine_options, handle_errors,
+                               make_engine, nvcc_option)
+from grader.errors import UsageError
+from grader.sandbox import SandboxMode
+
+
+def _challenges_served(challenges_dir: Path, slugs: tuple[str, ...]) -> dict:
+    chosen = slugs or tuple(spec.list_challenges(challenges_dir))
+    return {slug: spec.load(challenges_dir, slug) for slug in chosen}
+
+
+def _resolve_backend(terminal: Terminal, backend: str) -> str:
+    """auto as what it means here, once, so every grading process grades alike."""
+    from grader import device
+
+    if backend != "auto":
+        return backend
+    if device.count() > 0:
+        return "cuda"
+    terminal.err.print("[yellow]no usable GPU: grading on the CPU emulator (correctness only, no timings)[/]",
+                       highlight=False)
+    return "emulator"
+
+
+@contextlib.contextmanager
+def _serving_lock(db: Path):
+    """One server per database: a second would claim the same queue and requeue the first's running jobs."""
+    import fcntl
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with open(db.with_name(db.name + ".serve-lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            raise UsageError(f"another `grader serve` is using {db}",
+                             hint="stop it first, or serve another class with another --db") from error
+        yield
+
+
+@cli.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
+              envvar="GRADER_DB", help="The class's results database (roster, queue, runs); created if missing.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: a free one, printed). One in use is refused before anything starts (exit 2).")
+@backend_option
+@engine_options
+@click.option("--challenge", "slugs", multiple=True, help="Serve only this challenge (repeatable; default: all).")
+@challenges_option
+@nvcc_option
+@cache_option
+@click.option("--sandbox", "sandbox_mode", type=click.Choice([m.value for m in SandboxMode]), default="required",
+              show_default=True, help="Sandbox every compile and run; a class server refuses to grade without it "
+                                      "unless told otherwise (auto, off: only for code you trust).")
+@budget_option
+@click.option("--max-pending", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Submissions a student may have waiting or being graded, all challenges together "
+                   "(they are graded one at a time, however many GPUs grade).")
+@click.option("--hourly-cap", type=click.IntRange(1, 10000), default=30, show_default=True,
+              help="Submissions a student may make per hour.")
+@click.option("--max-upload-kb", type=click.IntRange(1, 1024), default=256, show_default=True,
+              help="Largest source file accepted, in KiB.")
+@click.pass_obj
+@handle_errors
+def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engine_name: str, gpus: str | None,
+          ray_address: str | None, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None, cache_dir: Path,
+          sandbox_mode: str, timing_budget_s: float | None, max_pending: int, hourly_cap: int,
+          max_upload_kb: int) -> None:
+    """Serve a class: students submit over HTTP with their tokens, the leaderboard is live.
+
+    \b
+    grader serve --db class.sqlite3                 # then open http://127.0.0.1:8000/
+    grader roster add alice --db class.sqlite3      # prints alice's token (last line)
+    grader submit mine.cu --server http://HOST:8000 --token TOKEN
+
+    Submissions wait in a queue in the database (nothing is lost when the server stops; a job that was
+    being graded is graded again at the next start, and kept once). They are graded with the class's
+    secret seed, round-robin between students, one grading process per GPU (--gpus), or on Ray actors
+    (--engine ray). Give yourself an instructor token (`grader roster add NAME --instructor`) for the
+    gradebook pages; deadlines: `grader deadline`."""
+    import logging
+
+    import uvicorn
+
+    from grader import batch
+    from grader.classroom import app as apps, dispatch, queue
+    from grader.engines import Config
+
+    challenges = _challenges_served(challenges_dir, slugs)
+    limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
+    with _serving_lock(db), apps.listening_socket(host, port) as listener, store.Store.open(db) as results:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        returned = queue.requeue_running(results)
+        if returned:
+            terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
+        backend = _resolve_backend(terminal, backend)
+        hidden = (cache_dir, db.parent)
+        config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s)
+        default_gpus = "all" if backend == "cuda" else "1"
+        engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus)
+        try:
+            served = dispatch.Class(challenges, batch.secret_seed(db))
+            dispatcher = dispatch.Dispatcher(db, engine, served)
+            settings = apps.Settings(db, challenges, limits, engine.describe())
+            application = apps.create_app(settings, dispatcher)
+            where = f"[{host}]" if ":" in host else host
+            terminal.err.print(f"serving {', '.join(challenges)} at http://{where}:{listener.getsockname()[1]}/ "
+                               "(Ctrl-C stops; queued jobs wait for the next start)", highlight=False)
+            server = uvicorn.Server(uvicorn.Config(application, log_level="warning", access_log=False))
+            with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server is stopped: not an error
+                server.run(sockets=[listener])
+        finally:
+            engine.close()
+    if not server.started:  # uvicorn logged why; its own exit code (3) means "invalid challenge" here
+        raise RuntimeError("the web server did not start")
+
+
+@cli.group(cls=GraderGroup)
+def roster() -> None:
+    """Who may submit to the class server: add students, import a class list, list it."""
+
+
+roster_db = click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
+                         envvar="GRADER_DB", help="The class's results database.")
+
+
+@roster.command(name="add")
+@click.argument("name")
+@roster_db
+@click.option("--instructor", is_flag=True, help="An instructor: sees the gradebook and every report.")
+@click.option("--new-token", is_flag=True,
+              help="NAME is on the roster already and lost their token: replace it (the old one stops working; "
+                   "their role stays). A name not on the roster is refused, not added.")
+@click.pass_obj
+@handle_errors
+def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_token: bool) -> None:
+    """Add NAME and print their token on the last line (shown once: only its hash is kept). A name on
+    the roster already is refused unless --new-token."""
+    from grader.classroom import roster as people
+
+    role = people.Role.INSTRUCTOR if instructor else people.Role.STUDENT
+    with store.Store.open(db) as results:
+        if new_token:
+            added = people.new_token(results, name, role if instructor else None)
+            said = (f"{name} ({added.person.role.value}) is on the roster of {db} already: their token is replaced, "
+                    "the old one no longer works; the new one (give it to them, it is not shown again):")
+        else:
+            added = people.add(results, name, role)
+            said = f"{role.value} {name} added to {db}; their token (give it to them, it is not shown again):"
+    terminal.err.print(said, highlight=False, markup=False)
+    click.echo(added.token)
+
+
+@roster.command(name="import")
+@click.argument("csv_file", type=click.Path(dir_okay=False, path_type=Path, exists=True))
+@roster_db
+@click.option("--tokens", "tokens_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write name,token lines to this file (owner-only) instead of the terminal.")
+@click.pass_obj
+@handle_errors
+def roster_import(terminal: Terminal, csv_file: Path, db: Path, tokens_file: Path | None) -> None:
+    """Add every student of CSV_FILE (a `name` column, or the first column) and print name,token lines.
+    Students already on the roster keep their tokens."""
+    from grader.classroom import roster as people
+
+    names = people.read_csv(csv_file)
+    lines, kept = ["name,token"], []
+    with store.Store.open(db) as results:
+        known = {p.name for p in people.people(results)}
+        for name in names:
+            if name in known:
+                kept.append(name)
+                continue
+            lines.append(f"{name},{people.add(results, name).token}")
+    text = "\n".join(lines) + "\n"
+    if tokens_file:
+        fd = os.open(tokens_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        terminal.err.print(f"wrote {len(lines) - 1} tokens to {tokens_file}", highlight=False)
+    else:
+        click.echo(text, nl=False)
+    if kept:
+        terminal.err.print(f"{len(kept)} already on the roster, tokens unchanged: {', '.join(kept[:10])}"
+                           + (" …" if len(kept) > 10 else ""), highlight=False, markup=False)
+
+
+@roster.command(name="list")
+@roster_db
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def roster_list(terminal: Terminal, db: Path, as_json: bool) -> None:
+    """List the roster (names and roles; tokens are never shown again)."""
+    from grader.classroom import roster as people
+
+    with store.Store.existing(db) as results:
+        found = people.people(results)
+    if as_json:
+        click.echo(json.dumps([{"name": p.name, "role": p.role.value, "added_at": p.added_at} for p in found], indent=2))
+        return
+    table = Table("name", "role", "added")
+    for p in found:
+        table.add_row(p.name, p.role.value, p.added_at[:16].replace("T", " "))
+    terminal.out.print(table)
+    terminal.err.print(f"{sum(p.role.value == 'student' for p in found)} students", style="dim", highlight=False)
+
+
+@cli.command()
+@click.argument("slug")
+@click.argument("when", required=False)
+@roster_db
+@click.option("--clear", is_flag=True, help="Remove SLUG's deadline.")
+@challenges_option
+@click.pass_obj
+@handle_errors
+def deadline(terminal: Terminal, slug: str, when: str | None, db: Path, clear: bool, challenges_dir: Path) -> None:
+    """Set SLUG's deadline (WHEN in ISO 8601, e.g. 2026-12-01T23:59; no zone: this machine's), or show it.
+    Submissions after it are still graded, and flagged late in the gradebook."""
+    import datetime
+
+    from grader.classroom import queue
+
+    spec.load(challenges_dir, slug)
+    with store.Store.open(db) as results:
+        if clear or when:
+            due = None
+            if when:
+                try:
+                    due = datetime.datetime.fromisoformat(when)
+                except ValueError as error:
+                    raise UsageError(f"{when!r} is not a date and time", hint="write it as 2026-12-01T23:59") from error
+                due = due if due.tzinfo else due.astimezone()
+            queue.set_deadline(results, slug, due)
+        shown = queue.deadlines(results).get(slug)
+    terminal.out.print(f"{slug}: " + (f"due {shown} (UTC)" if shown else "no deadline"), highlight=False)
+
+
+@cli.command()
+@click.option("--server", required=True, envvar="GRADER_SERVER", help="The class server's URL.")
+@click.option("--token", default=None, envvar="GRADER_TOKEN", help="Your token (asked for when not given).")
+@click.pass_obj
+@handle_errors
+def login(terminal: Terminal, server: str, token: str | None) -> None:
+    """Check your token with the class server and save both (owner-only), so `grader submit FILE
+    --server` needs neither."""
+    from grader.classroom import client
+
+    token = token or click.prompt("token", hide_input=True)
+    checked = client.Login(server.rstrip("/"), token.strip())
+    remote = client.Client(checked)
+    try:
+        me = remote.me()
+    finally:
+        remote.close()
+    client.save(checked)
+    terminal.out.print(f"logged in to {checked.server} as {me['name']} ({me['role']}); saved in {client.LOGIN_FILE}",
+                       highlight=False, markup=False)
+
+
+
+def submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: bool, server: str, token: str | None,
+                   no_wait: bool) -> None:
+    from rich.text import Text
+
+    from grader.classroom import client
+
+    submitted = check_source(file, slug or DEFAULT_CHALLENGE)
+    remote = client.Client(client.resolve(server or None, token))
+    try:
+        sent = remote.submit(file.name, submitted.text.encode("utf-8"), slug)
+        terminal.err.print(f"submitted as {sent['id']} ({sent['challenge']}) to {remote.login.server}"
+                           + (" [late: after the deadline]" if sent.get("late") else ""), highlight=False, markup=False)
+        if no_wait:
+            click.echo(json.dumps(sent) if as_json else str(sent["id"]))
+            return
+        with RichProgress(terminal.err) as progress:
+            progress.stage("waiting for the class server")
+            answer = remote.wait(sent["id"], lambda a: progress.bar.update(
+                progress.task, description=f"{progress.stage_text}: {client.describe_status(a)}"))
+    finally:
+        remote.close()
+    if as_json:
+        click.echo(json.dumps(answer.get("report"), indent=2))
+    else:
+        terminal.out.print(Text.from_ansi(answer.get("report_text") or f"{answer['verdict']}\n"), end="")
+    sys.exit(int(answer["exit_code"]))
+
+
