@@ -341,3 +341,26 @@ def test_a_class_server_s_refusal_exits_6_only_when_trying_again_can_help(status
     with pytest.raises(GraderError) as refused:
         remote.submit("mine.cu", b"x", None)
     assert refused.value.exit_code == code
+
+
+def test_the_memory_check_asks_the_backend_where_its_buffers_live():
+    """`check_memory` branched on the backend's name; each backend now says where its buffers live."""
+    from grader.backends.emulator import EmulatorBackend
+    from grader.cli.common import check_memory
+    from grader.errors import SpecError
+
+    class Small:
+        def buffer_memory(self):
+            return 1 << 20, "this GPU (a small one)"
+
+    class Unknown:
+        def buffer_memory(self):
+            return None
+
+    matmul = cli.spec.load(CHALLENGES, "matmul")
+    with pytest.raises(SpecError) as refused:
+        check_memory(matmul, Small())
+    assert "of this GPU (a small one)" in str(refused.value.message)
+    check_memory(matmul, Unknown())  # not known: not checked
+    memory, where = EmulatorBackend.buffer_memory(None)  # reads the host, not the backend's state
+    assert memory > 1 << 28 and where == "this machine's memory"

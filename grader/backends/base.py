@@ -56,6 +56,11 @@ class Backend(Protocol):
         none where the backend times (it checks every timed shape while timing it); in emulation, those
         it can afford."""
 
+    def buffer_memory(self) -> tuple[int, str] | None:
+        """The memory a case's buffers live in, as (bytes, where), `where` as a person reads it ("this GPU
+        (NVIDIA H100)", "this machine's memory"); None when it is not known. The front ends check a
+        challenge's shapes against it (`spec.check_fits`) before grading."""
+
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker: ...
 
     def buffer(self, name: str, shape: tuple[int, ...], dtype) -> GuardedBuffer: ...

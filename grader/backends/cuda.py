@@ -80,6 +80,9 @@ class CudaBackend:
         box = sandboxes.with_memory(sandboxes.given(self.sandbox), worker_memory_bytes(challenge, self.name))
         return run.python_worker(built.artifact, challenge.entry, box, flush_bytes=self.flush_bytes)
 
+    def buffer_memory(self) -> tuple[int, str] | None:
+        return self.info.memory_bytes, f"this GPU ({self.info.name})"  # the buffers are device memory
+
     def buffer(self, name, shape, dtype) -> DeviceBuffer:
         return DeviceBuffer(self.cp, name, shape, dtype)
 

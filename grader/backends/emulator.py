@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import shutil
 import statistics
 import subprocess
@@ -266,6 +267,13 @@ class EmulatorBackend:
                                                      "--filters-before", before],
                           encode=lambda command: encode_command(command, arena), sandbox=box,
                           visible=[built.artifact.parent], pass_fds=(arena.fd,), filters=RUNTIME_FILTERS)
+
+    def buffer_memory(self) -> tuple[int, str] | None:
+        """The host's physical memory: the buffers are host memory shared with the worker."""
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's memory"
+        except (ValueError, OSError):
+            return None  # not known here: the allocator says so, if it comes to that
 
     def buffer(self, name, shape, dtype) -> SharedHostBuffer:
         return SharedHostBuffer(name, shape, dtype, arena=self._arenas.for_buffers())

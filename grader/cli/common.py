@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -243,17 +242,11 @@ def check_source(file: Path, slug: str) -> source.Source:
 
 
 def check_memory(challenge: spec.Challenge, backend) -> None:
-    """A SpecError when a shape of the challenge cannot fit the memory the backend's buffers live in:
-    the GPU's own memory for the CUDA backend, the host's physical memory for the emulator (its buffers
-    are host memory). Asked here rather than of the backends, which know nothing of challenges' sizes."""
-    if backend.name == "cuda":
-        memory, where = backend.info.memory_bytes, f"this GPU ({backend.info.name})"
-    else:
-        try:
-            memory, where = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), "this machine's memory"
-        except (ValueError, OSError):
-            return  # not known here: the allocator says so, if it comes to that
-    spec.check_fits(challenge, memory, where)
+    """A SpecError when a shape of the challenge cannot fit the memory the backend's buffers live in (the
+    backend knows where that is; the challenge, what its shapes need)."""
+    memory = backend.buffer_memory()
+    if memory is not None:
+        spec.check_fits(challenge, *memory)
 
 
 def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
