@@ -22,6 +22,45 @@ MAX_TEXT_CHARS = 64 * 1024
 MAX_ITEMS = 100_000
 
 
+class Op(enum.Enum):
+    """What the grader asks the worker for."""
+
+    LOAD = "load"
+    CALL = "call"
+    PING = "ping"
+    TIME = "time"
+    SAMPLE = "sample"
+    END = "end"
+    EXIT = "exit"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One request to the worker as the grader makes it. `wire` is the message it becomes: JSON for the
+    Python worker (grader/worker.py), a line of text for the emulator's (backends/emulator.py,
+    `encode_command`)."""
+
+    op: Op
+    args: tuple[dict, ...] = ()
+    """The call's arguments, one buffer or scalar each (case.worker_args)."""
+    order: str | None = None
+    """The order threads run in, where the backend has one (the emulator: forward or reverse)."""
+    count: int | None = None
+    """Samples asked for (SAMPLE)."""
+    id: int = 0
+    """Chosen at random per request; the answer repeats it."""
+
+    def wire(self) -> dict:
+        message: dict = {"op": self.op.value, "id": self.id}
+        if self.op in (Op.CALL, Op.TIME):
+            message["args"] = list(self.args)
+        if self.order is not None:
+            message["order"] = self.order
+        if self.count is not None:
+            message["count"] = self.count
+        return message
+
+
 class Malformed(ValueError):
     """An answer that is not one the worker could have sent: the message says what is wrong."""
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import build, channel
+from grader.channel import Command, Op
 from grader.errors import SandboxFailed
 from grader.sandbox import Cgroup, Confinement, Sandbox, check_box, clean_environment, filters_in_box, given
 from grader.timing import Calibration
@@ -167,7 +168,7 @@ class Worker:
                 worker_s += reply.data.wall_s
                 seconds[count].append(reply.seconds)
         self.calibration = Calibration.of(worker_s, seconds[1], seconds[CALIBRATION_BATCH], CALIBRATION_BATCH)
-        return self.request({"op": "load"}, max(deadline - time.perf_counter(), 0.0), "start")
+        return self.request(Command(Op.LOAD), max(deadline - time.perf_counter(), 0.0), "start")
 
     def _cpu_seconds(self) -> float | None:
         """The worker process's CPU time so far (user and system, all threads), from /proc/PID/stat,
@@ -202,7 +203,7 @@ class Worker:
             return
         if self.proc.poll() is None:
             try:
-                self._send({"op": "exit"})
+                self._send(Command(Op.EXIT).wire())
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
@@ -218,29 +219,29 @@ class Worker:
     # -- requests
     def call(self, args: list[dict], timeout_s: float, order: str = "forward") -> Reply:
         """One call of the entry point. `order` is the order threads run in, where the backend has one."""
-        return self.request({"op": "call", "args": args, "order": order}, timeout_s)
+        return self.request(Command(Op.CALL, tuple(args), order), timeout_s)
 
     def ping(self, timeout_s: float = 30.0) -> Reply:
         """A last request that answers nothing: the worker handles requests in order, so an answer
         still unread from an earlier request (a forged one went first) arrives before this one."""
-        return self.request({"op": "ping"}, timeout_s)
+        return self.request(Command(Op.PING), timeout_s)
 
     def open_timing(self, args: list[dict], timeout_s: float) -> Reply:
         """Map a timed case's buffers in the worker, for the samples that follow."""
-        return self.request({"op": "time", "args": args}, timeout_s)
+        return self.request(Command(Op.TIME, tuple(args)), timeout_s)
 
     def sample(self, timeout_s: float, count: int = 1) -> Reply:
         """`count` timed calls of the open timing (before the library loads, of nothing): `seconds` is the
         grader's clock around the request, `data` a channel.Sampled (the worker's events and clock for each)."""
-        reply = self.request({"op": "sample", "count": count}, timeout_s, account_cpu=False)
+        reply = self.request(Command(Op.SAMPLE, count=count), timeout_s, account_cpu=False)
         if reply.outcome is Outcome.OK and len(reply.data.ms) != count:
             return self._malformed(f"{len(reply.data.ms)} samples where {count} were asked for", time.perf_counter())
         return reply
 
     def end_timing(self, timeout_s: float = 30.0) -> Reply:
-        return self.request({"op": "end"}, timeout_s)
+        return self.request(Command(Op.END), timeout_s)
 
-    def request(self, command: dict, timeout_s: float, answer_op: str | None = None, account_cpu: bool = True) -> Reply:
+    def request(self, command: Command, timeout_s: float, answer_op: str | None = None, account_cpu: bool = True) -> Reply:
         """Send `command` and read its answer (of kind `answer_op`, by default the command's own op);
         `cpu_s` is the worker's CPU time meanwhile unless `account_cpu` is off (the timed samples,
         which must cost the same as the calibration's)."""
@@ -248,14 +249,13 @@ class Worker:
             return Reply(Outcome.CRASHED, "the worker is not running")
         if self._unasked_data():  # an answer came that nothing asked for
             return self._malformed("an answer to no request", time.perf_counter())
-        command = {**command, "id": secrets.randbits(53)}
+        command = dataclasses.replace(command, id=secrets.randbits(53))
         cpu_before = self._cpu_seconds() if account_cpu else None
         try:
-            command = self._send_handles(command)
-            self._send(command)
+            self._send(self._send_handles(command.wire()))
         except OSError:
             pass  # it died; _receive reports how
-        reply = self._receive(timeout_s, answer_op or command["op"], command["id"])
+        reply = self._receive(timeout_s, answer_op or command.op.value, command.id)
         cpu_after = self._cpu_seconds() if account_cpu else None
         if cpu_before is None or cpu_after is None:
             return reply
