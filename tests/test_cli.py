@@ -364,3 +364,26 @@ def test_the_memory_check_asks_the_backend_where_its_buffers_live():
     check_memory(matmul, Unknown())  # not known: not checked
     memory, where = EmulatorBackend.buffer_memory(None)  # reads the host, not the backend's state
     assert memory > 1 << 28 and where == "this machine's memory"
+
+
+def test_auto_means_the_same_to_submit_and_serve(monkeypatch):
+    """`serve` read auto as "a GPU is there" and `submit` as "the GPU backend starts": with a GPU and no
+    nvcc the server chose the GPU and failed every job. Both ask `backends.resolve` now."""
+    from types import SimpleNamespace
+
+    from grader import backends, build
+
+    def no_nvcc(*args):
+        raise BackendUnavailable("nvcc was not found on PATH")
+
+    monkeypatch.setattr(device, "query", lambda ordinal=0: SimpleNamespace(major=9, minor=0))
+    monkeypatch.setattr(build, "toolchain", no_nvcc)
+    heard = []
+    assert backends.resolve("auto", None, heard.append) == "emulator" and heard == ["nvcc was not found on PATH"]
+    assert backends.resolve("cuda", None, heard.append) == "cuda" and len(heard) == 1
+    monkeypatch.setattr(build, "toolchain", lambda *args: None)
+    assert backends.resolve("auto", None, heard.append) == "cuda" and len(heard) == 1
+    asked = []
+    monkeypatch.setattr(backends, "resolve", lambda name, nvcc, fell_back=None: asked.append(name) or "emulator")
+    if shutil.which("g++"):
+        assert backends.choose("auto", None).name == "emulator" and asked == ["auto"]

@@ -14,8 +14,8 @@ from rich.table import Table
 
 from grader import spec, store
 from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
-                               cache_option, challenges_option, check_source, cli, engine_options, handle_errors,
-                               make_engine, nvcc_option)
+                               cache_option, challenges_option, check_source, cli, engine_options, fell_back,
+                               handle_errors, make_engine, nvcc_option)
 from grader.errors import UsageError
 from grader.sandbox import SandboxMode
 
@@ -23,19 +23,6 @@ from grader.sandbox import SandboxMode
 def _challenges_served(challenges_dir: Path, slugs: tuple[str, ...]) -> dict:
     chosen = slugs or tuple(spec.list_challenges(challenges_dir))
     return {slug: spec.load(challenges_dir, slug) for slug in chosen}
-
-
-def _resolve_backend(terminal: Terminal, backend: str) -> str:
-    """auto as what it means here, once, so every grading process grades alike."""
-    from grader import device
-
-    if backend != "auto":
-        return backend
-    if device.count() > 0:
-        return "cuda"
-    terminal.err.print("[yellow]no usable GPU: grading on the CPU emulator (correctness only, no timings)[/]",
-                       highlight=False)
-    return "emulator"
 
 
 @contextlib.contextmanager
@@ -98,7 +85,7 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
 
     import uvicorn
 
-    from grader import batch
+    from grader import backends, batch
     from grader.classroom import app as apps, dispatch, queue
     from grader.engines import Config
 
@@ -109,7 +96,7 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
         returned = queue.requeue_running(results)
         if returned:
             terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
-        backend = _resolve_backend(terminal, backend)
+        backend = backends.resolve(backend, nvcc, fell_back(terminal))  # once: every process grades alike
         hidden = (cache_dir, db.parent)
         config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s)
         default_gpus = "all" if backend == "cuda" else "1"

@@ -249,15 +249,21 @@ def check_memory(challenge: spec.Challenge, backend) -> None:
         spec.check_fits(challenge, *memory)
 
 
+def fell_back(terminal: Terminal):
+    """What hears why `--backend auto` is not the GPU: it says so in one line (a student expecting timings
+    must learn why there are none)."""
+    def said(why: str) -> None:
+        terminal.err.print(f"[yellow]no usable GPU ({why}); grading on the CPU emulator: "
+                           "correctness only, no timings[/]", highlight=False)
+
+    return said
+
+
 def choose_backend(name: str, nvcc: str | None, terminal: Terminal, box=None):
     """`backends.choose`, saying in one line when auto falls back to the emulator."""
     from grader import backends
 
-    def fell_back(why: str) -> None:
-        terminal.err.print(f"[yellow]no usable GPU ({why}); grading on the CPU emulator: "
-                           "correctness only, no timings[/]", highlight=False)
-
-    return backends.choose(name, nvcc, box, fell_back)
+    return backends.choose(name, nvcc, box, fell_back(terminal))
 
 
 def engine_options(command):
