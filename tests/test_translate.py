@@ -304,9 +304,36 @@ def test_launch_from_device_code_is_unsupported():
     assert '::emu::launch(parent, "parent", 7, 1, 1)(p);' in result.text
 
 
-def test_grid_sync_is_unsupported():
-    src = "auto grid = cooperative_groups::this_grid();\ngrid.sync();\n"
-    assert [f.line for f in translate(src).unsupported] == [1, 2]
+def test_grid_sync_is_supported():
+    src = "cg::grid_group grid = cooperative_groups::this_grid();\ngrid.sync();\n"
+    result = translate(src)
+    assert result.unsupported == () and result.text == src
+
+
+# A cooperative launch passes the kernel as a void pointer; the runtime must see its type to read args.
+@pytest.mark.parametrize("call, kernel", [
+    ("cudaLaunchCooperativeKernel((void*)reduce, grid, block, args, 0, 0);", "reduce"),
+    ("cudaLaunchCooperativeKernel((const void *)reduce, grid, block, args);", "reduce"),
+    ("cudaLaunchCooperativeKernel(reinterpret_cast<void*>(reduce), grid, block, args);", "reduce"),
+    ("cudaLaunchCooperativeKernel((void*)&reduce, grid, block, args);", "&reduce"),
+    ("cudaLaunchCooperativeKernel(reduce, grid, block, args);", "reduce"),
+    ("cudaLaunchCooperativeKernel((void*)sum<256, float>, grid, block, args);", "sum<256, float>"),
+    ("::cudaLaunchCooperativeKernel((void*)ns::reduce, grid, block, args);", "ns::reduce"),
+])
+def test_cooperative_launch_becomes_a_typed_call(call, kernel):
+    rest = call[call.index(", grid"):]
+    assert rewritten(call) == f'::emu::launch_cooperative("{kernel}", 1, {kernel}{rest}'
+
+
+def test_cooperative_launch_over_lines_keeps_them():
+    src = "err = cudaLaunchCooperativeKernel(\n    (void*)k,\n    g, b, args);\nnext();"
+    assert lines(rewritten(src)) == ['err = ::emu::launch_cooperative("k", 1, ', "    k,", "    g, b, args);", "next();"]
+
+
+def test_not_a_cooperative_launch_is_left_alone():
+    for src in ("obj.cudaLaunchCooperativeKernel((void*)k, g);", "cudaLaunchCooperativeKernel();",
+                "auto f = cudaLaunchCooperativeKernel;"):
+        assert rewritten(src) == src
 
 
 def test_volatile_warns_once_at_its_first_line():

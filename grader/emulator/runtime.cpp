@@ -10,6 +10,11 @@
 // operation; the scheduler then runs the next. When every fiber waits, a barrier is released; a
 // fiber that finished while others wait is a divergent barrier, and fibers that can never be
 // released are a deadlock: both are reported, naming the block and threads.
+//
+// A cooperative launch (cudaLaunchCooperativeKernel) may wait at grid.sync(), which needs every
+// block in flight at once: its blocks take turns on the launching OS thread, each running until all
+// its threads wait at the grid barrier (or return), and each put aside meanwhile (see "cooperative
+// launches"); when every block waits, the barrier opens and they take turns again.
 #include "cuda_emu.h"
 
 #include <atomic>
@@ -100,6 +105,7 @@ constexpr size_t kPage = 4096;
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr size_t kGuardBytes = 4096;
 constexpr int kMaxThreads = 1024;
+constexpr int kMultiprocessors = 132;  // the emulated device's SMs (an H100's, as cudaGetDeviceProperties says)
 constexpr size_t kDefaultDynamicSmem = 48 * 1024;
 constexpr size_t kMaxDynamicSmem = 227 * 1024;
 constexpr size_t kVectorBytes = 16;  // the widest load (float4): a partial last vector is no overflow
@@ -107,7 +113,7 @@ constexpr size_t kDynamicSpan = (kMaxDynamicSmem + kPage - 1) / kPage * kPage;
 constexpr size_t kDynamicGuard = 64 * 1024;  // past the span: never opened
 constexpr unsigned char kPoison = 0xFF;  // NaN as float, -1 as int
 
-enum class State { kReady, kBarrier, kWarp, kDone };
+enum class State { kReady, kBarrier, kWarp, kGrid, kDone };  // kGrid: waits at grid.sync()
 
 struct Fiber {
     void* sp = nullptr;
@@ -136,6 +142,7 @@ struct Grid {
     void (*body)(void*);
     void* context;
     bool reverse;
+    bool cooperative;  // launched with cudaLaunchCooperativeKernel: grid.sync() is allowed
 };
 
 struct Worker {
@@ -485,8 +492,8 @@ bool kept_to_dynamic_request(Worker& w, const Grid& g, uint3 block) {
     return false;
 }
 
-// Runs one block to completion; returns false with w.error set when it cannot complete.
-bool run_block(Worker& w, const Grid& g, uint3 block) {
+// Sets up the worker's fibers for a fresh start of `block`, its shared memory poisoned.
+void start_block(Worker& w, const Grid& g, uint3 block) {
     tl_block_idx = block;
     w.threads = static_cast<int>(g.block.x * g.block.y * g.block.z);
     poison_shared(w);
@@ -501,6 +508,37 @@ bool run_block(Worker& w, const Grid& g, uint3 block) {
         w.live[warp] = lanes_in_block(w, warp);
         w.waiting[warp] = 0;
     }
+}
+
+// Where a block's run stopped: every thread returned, every thread waits at grid.sync() (a
+// cooperative launch's other blocks must run now), or the block failed (w.error says why).
+enum class Stop { kDone, kGridBarrier, kFailed };
+
+// Threads of one block waiting at a grid.sync() that can never complete, or at two kinds of barrier.
+std::string divergent_grid_barrier(const Worker& w, uint3 block, int barrier, int done) {
+    if (barrier)
+        return format("divergent barriers in %s: %s wait at __syncthreads() while %s wait at grid.sync(), so "
+                      "neither can complete. Every thread of the block must reach the same barrier: keep "
+                      "barriers out of branches that only some threads take",
+                      block_name(block).c_str(), describe_waiters(w, State::kBarrier).c_str(),
+                      describe_waiters(w, State::kGrid).c_str());
+    if (done)
+        return format("divergent grid.sync() in %s: %s wait at the grid barrier while %s already returned, so it "
+                      "can never complete (on a GPU this hangs). Every thread of every block must reach each "
+                      "grid.sync(): keep it out of branches that only some threads take, and do not return "
+                      "early before it",
+                      block_name(block).c_str(), describe_waiters(w, State::kGrid).c_str(),
+                      describe_waiters(w, State::kDone).c_str());
+    std::string split = split_barrier(w);
+    if (split.empty()) return "";
+    return format("divergent grid.sync() in %s: %s. Every thread of the block must reach the same grid.sync(): "
+                  "keep barriers out of branches that only some threads take",
+                  block_name(block).c_str(), split.c_str());
+}
+
+// Runs the worker's block until every thread returned or waits at grid.sync(); kFailed with w.error
+// set when it cannot go on.
+Stop resume_block(Worker& w, const Grid& g, uint3 block) {
     for (;;) {
         bool ran = false;
         for (int k = 0; k < w.threads; ++k) {
@@ -510,25 +548,30 @@ bool run_block(Worker& w, const Grid& g, uint3 block) {
             ran = true;
             if (!w.error.empty()) {
                 w.error = format("%s, %s: %s", block_name(block).c_str(), where(last).c_str(), w.error.c_str());
-                return false;
+                return Stop::kFailed;
             }
         }
-        int done = 0, barrier = 0, ready = 0;
+        int done = 0, barrier = 0, ready = 0, grid = 0;
         for (int i = 0; i < w.threads; ++i) {
             State s = w.fibers[i].state;
             done += s == State::kDone;
             barrier += s == State::kBarrier;
             ready += s == State::kReady;
+            grid += s == State::kGrid;
         }
-        if (done == w.threads) return kept_to_dynamic_request(w, g, block);
+        if (done == w.threads) return kept_to_dynamic_request(w, g, block) ? Stop::kDone : Stop::kFailed;
         if (ready) continue;
+        if (grid && grid + barrier + done == w.threads) {
+            w.error = divergent_grid_barrier(w, block, barrier, done);
+            return w.error.empty() ? Stop::kGridBarrier : Stop::kFailed;
+        }
         if (barrier + done == w.threads && done == 0) {
             std::string split = split_barrier(w);
             if (!split.empty()) {
                 w.error = format("divergent __syncthreads() in %s: %s. Every thread of the block must reach the same "
                                  "__syncthreads(): keep barriers out of branches that only some threads take",
                                  block_name(block).c_str(), split.c_str());
-                return false;
+                return Stop::kFailed;
             }
             release_barrier(w);
             continue;
@@ -540,15 +583,147 @@ bool run_block(Worker& w, const Grid& g, uint3 block) {
                              "branches that only some threads take, and do not return early before it",
                              block_name(block).c_str(), describe_waiters(w, State::kBarrier).c_str(),
                              describe_waiters(w, State::kDone).c_str());
-            return false;
+            return Stop::kFailed;
         }
         if (!ran) {
-            w.error = format("deadlock in %s: %s wait in warp operations that cannot complete, %s at __syncthreads(); "
-                             "a lane named in a warp operation's mask is waiting elsewhere",
+            std::string at_grid = grid ? ", " + describe_waiters(w, State::kGrid) + " at grid.sync()" : "";
+            w.error = format("deadlock in %s: %s wait in warp operations that cannot complete, %s at "
+                             "__syncthreads()%s; a lane named in a warp operation's mask is waiting elsewhere",
                              block_name(block).c_str(), describe_waiters(w, State::kWarp).c_str(),
-                             describe_waiters(w, State::kBarrier).c_str());
+                             describe_waiters(w, State::kBarrier).c_str(), at_grid.c_str());
+            return Stop::kFailed;
+        }
+    }
+}
+
+// Runs one block of an ordinary launch to completion; returns false with w.error set when it cannot
+// complete. (Its threads cannot wait at grid.sync(): that fails in the fiber, see grid_sync.)
+bool run_block(Worker& w, const Grid& g, uint3 block) {
+    start_block(w, g, block);
+    return resume_block(w, g, block) == Stop::kDone;
+}
+
+// ----------------------------------------------------------------------------- cooperative launches
+//
+// A cooperative launch's blocks take turns on the launching OS thread, all on its worker's fibers. A
+// block whose threads all wait at grid.sync() is put aside: its fibers' records, the live part of each
+// one's stack ([sp, top): hundreds of bytes to a few KiB, not the 256 KiB reserved) and its shared
+// memory are copied out, and copied back to the same addresses before it runs again. The same
+// addresses, because a thread's stack holds pointers into itself, and because the kernel's static
+// __shared__ variables (thread_local, see cuda_emu.h) and its pointer to the dynamic buffer are the OS
+// thread's, one for every block: each block's contents are swapped in. A stack per thread instead would
+// reserve 256 KiB for each of up to 132 x 2048 threads, 70 GB, past the worker's RLIMIT_DATA (32 GiB).
+
+struct ParkedBlock {
+    std::vector<Fiber> fibers;
+    std::vector<char> stacks;  // the live stack of each fiber not done, in fiber order
+    std::vector<char> shared;  // the first `tracked` tracked shared variables, then the dynamic buffer
+    size_t tracked = 0;
+    std::vector<unsigned> live, waiting;
+    bool started = false, done = false;
+};
+
+void put_aside(const Worker& w, ParkedBlock& p) {
+    p.fibers.assign(w.fibers.begin(), w.fibers.begin() + w.threads);
+    p.stacks.clear();
+    for (const Fiber& f : p.fibers)
+        if (f.state != State::kDone) p.stacks.insert(p.stacks.end(), static_cast<char*>(f.sp), f.stack_top);
+    p.shared.clear();
+    for (const auto& region : w.tracked) {
+        const char* bytes = static_cast<const char*>(region.first);
+        p.shared.insert(p.shared.end(), bytes, bytes + region.second);
+    }
+    p.tracked = w.tracked.size();
+    p.shared.insert(p.shared.end(), w.dynamic, w.dynamic + w.dynamic_open);
+    int warps = (w.threads + 31) / 32;
+    p.live.assign(w.live, w.live + warps);
+    p.waiting.assign(w.waiting, w.waiting + warps);
+}
+
+void bring_back(Worker& w, const ParkedBlock& p) {
+    w.threads = static_cast<int>(p.fibers.size());
+    std::copy(p.fibers.begin(), p.fibers.end(), w.fibers.begin());
+    const char* from = p.stacks.data();
+    for (int i = 0; i < w.threads; ++i) {
+        Fiber& f = w.fibers[i];
+        if (f.state == State::kDone) continue;
+        size_t bytes = static_cast<size_t>(f.stack_top - static_cast<char*>(f.sp));
+        std::memcpy(f.sp, from, bytes);
+        from += bytes;
+    }
+    from = p.shared.data();
+    for (size_t j = 0; j < w.tracked.size(); ++j) {
+        auto& region = w.tracked[j];
+        if (j < p.tracked) {
+            std::memcpy(region.first, from, region.second);
+            from += region.second;
+        } else {
+            std::memset(region.first, kPoison, region.second);  // first declared while this block was aside
+        }
+    }
+    std::memcpy(w.dynamic, from, w.dynamic_open);
+    std::copy(p.live.begin(), p.live.end(), w.live);
+    std::copy(p.waiting.begin(), p.waiting.end(), w.waiting);
+}
+
+// The first fiber of a parked block that waits at grid.sync(), for messages.
+const Fiber& grid_waiter(const ParkedBlock& p) {
+    for (const Fiber& f : p.fibers)
+        if (f.state == State::kGrid) return f;
+    return p.fibers.front();
+}
+
+// Runs a cooperative launch's blocks to completion, in rounds: each block runs until its threads
+// return or wait at grid.sync(); when every block waits, the barrier opens and another round starts.
+// Returns false with w.error set when a block fails or the barrier can never open.
+bool run_cooperative(Worker& w, const Grid& g, bool& wrote) {
+    long long blocks = 1ll * g.grid.x * g.grid.y * g.grid.z;
+    std::vector<ParkedBlock> parked(static_cast<size_t>(blocks));
+    for (;;) {
+        long long waiting = 0, returned = 0, first_waiting = -1, first_returned = -1;
+        for (long long k = 0; k < blocks; ++k) {
+            long long index = g.reverse ? blocks - 1 - k : k;
+            ParkedBlock& p = parked[static_cast<size_t>(index)];
+            if (p.done) continue;
+            uint3 block = unflatten(index, g.grid);
+            if (p.started) {
+                tl_block_idx = block;
+                bring_back(w, p);
+            } else {
+                start_block(w, g, block);
+                p.started = true;
+            }
+            w.error.clear();
+            w.error_code = cudaErrorLaunchFailure;
+            Stop stop = resume_block(w, g, block);
+            if (stop == Stop::kFailed) return false;
+            if (stop == Stop::kDone) {
+                wrote = wrote || wrote_shared(w, g.dynamic_smem);
+                p = ParkedBlock{};  // its memory goes now
+                p.started = p.done = true;
+                ++returned;
+                if (first_returned < 0) first_returned = index;
+            } else {
+                put_aside(w, p);
+                ++waiting;
+                if (first_waiting < 0) first_waiting = index;
+            }
+        }
+        if (!waiting) return true;
+        const Fiber& waiter = grid_waiter(parked[static_cast<size_t>(first_waiting)]);
+        if (returned) {
+            w.error = format("grid.sync() can never complete: %lld block%s (first: %s) at grid.sync() (first at "
+                             "%s:%d) while %lld (first: %s) returned without reaching it (on a GPU this hangs). Every "
+                             "thread of every block must reach each grid.sync(): do not return early before it",
+                             waiting, waiting == 1 ? " waits" : "s wait",
+                             block_name(unflatten(first_waiting, g.grid)).c_str(),
+                             waiter.file, waiter.line, returned, block_name(unflatten(first_returned, g.grid)).c_str());
             return false;
         }
+        w.barrier_lines.insert(waiter.line);
+        for (ParkedBlock& p : parked)
+            for (Fiber& f : p.fibers)
+                if (f.state == State::kGrid) f.state = State::kReady;
     }
 }
 
@@ -919,47 +1094,94 @@ unsigned active_mask() {
     return lanes_present(w, w.current->linear / 32);
 }
 
-void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site, void (*body)(void*), void* context) {
-    Grid g{grid, block, dynamic_smem, site, body, context, g_reverse};
+bool launched_cooperatively() {
+    Worker* w = tl_worker;
+    return w && w->in_kernel && w->grid && w->grid->cooperative;
+}
+
+// grid.sync() in an ordinary launch: CUDA's is_valid() is false there and sync() traps (CUDA 13's
+// cooperative_groups.h: _CG_ABORT, __trap), which the launch reports as cudaErrorLaunchFailure; without the
+// trap it would hang whenever the blocks are not all resident. So the emulator fails the launch the same
+// way, saying how to launch the kernel instead.
+void grid_sync(const char* file, int line) {
+    Worker& w = *tl_worker;
+    Fiber& f = *w.current;
+    f.file = file;
+    f.line = line;
+    if (!w.grid->cooperative)
+        fail_in_fiber(format("grid.sync() at %s:%d in a kernel launched with <<<...>>>: a grid-wide barrier needs "
+                             "every block of the grid resident at once, which only a cooperative launch promises "
+                             "(on a GPU grid.sync() traps there, or hangs). Launch the kernel with "
+                             "cudaLaunchCooperativeKernel((void*)kernel, grid, block, args), with at most "
+                             "cudaOccupancyMaxActiveBlocksPerMultiprocessor x multiProcessorCount blocks",
+                             file, line));
+    f.state = State::kGrid;
+    park(f);
+}
+
+// A cooperative launch's blocks must all be resident at once, so CUDA refuses one with more blocks than
+// the device holds: its SMs times the blocks of this size (and dynamic shared memory) one SM holds, as
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor says. Registers, which the emulator cannot count, may
+// lower that number on a GPU; a file that asks the occupancy API gets the same answer on both.
+LaunchProblem cooperative_problem(const Grid& g) {
+    long long blocks = 1ll * g.grid.x * g.grid.y * g.grid.z;
+    int threads = static_cast<int>(g.block.x * g.block.y * g.block.z);
+    int per_sm = occupancy_blocks(threads, g.dynamic_smem);
+    long long resident = 1ll * kMultiprocessors * per_sm;
+    if (blocks <= resident) return {cudaSuccess, ""};
+    return {cudaErrorCooperativeLaunchTooLarge,
+            format("a cooperative launch of %lld blocks of %d threads (%zu bytes of dynamic shared memory): its blocks "
+                   "must all be resident at once, and the device holds at most %lld such blocks (%d SMs x %d per SM). "
+                   "Launch at most cudaOccupancyMaxActiveBlocksPerMultiprocessor x multiProcessorCount blocks and "
+                   "let each loop over its share of the data",
+                   blocks, threads, g.dynamic_smem, resident, kMultiprocessors, per_sm)};
+}
+
+// What CUDA refuses before any block runs; the error is recorded (as the last error) and returned.
+cudaError_t refused_launch(const Grid& g) {
+    const KernelSite& site = g.site;
     LaunchProblem problem = launch_config_problem(g);
-    if (!problem.message.empty()) {
-        record_error(problem.error, format("launch of `%s` (line %d): %s", site.name, site.line,
-                                           problem.message.c_str()), false);
-        return;
-    }
     size_t limit = max_dynamic_smem(site.function);
-    if (dynamic_smem > limit) {
-        record_error(cudaErrorInvalidValue,
-                     format("launch of `%s` (line %d) asks for %zu bytes of dynamic shared memory; the limit is %zu%s",
-                            site.name, site.line, dynamic_smem, limit,
-                            limit == kDefaultDynamicSmem ? " unless raised with cudaFuncSetAttribute(kernel, "
-                                                           "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)" : ""),
-                     false);
-        return;
-    }
-    long long blocks = 1ll * grid.x * grid.y * grid.z;
+    if (problem.message.empty() && g.dynamic_smem > limit)
+        problem = {cudaErrorInvalidValue,
+                   format("it asks for %zu bytes of dynamic shared memory; the limit is %zu%s", g.dynamic_smem, limit,
+                          limit == kDefaultDynamicSmem ? " unless raised with cudaFuncSetAttribute(kernel, "
+                                                         "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)" : "")};
+    if (problem.message.empty() && g.cooperative) problem = cooperative_problem(g);
+    if (problem.message.empty()) return cudaSuccess;
+    record_error(problem.error, format("launch of `%s` (line %d): %s", site.name, site.line, problem.message.c_str()),
+                 false);
+    return problem.error;
+}
+
+// Runs a launch CUDA accepts: an ordinary one's blocks spread over the pool's threads, a cooperative
+// one's all on the calling thread (see "cooperative launches"). A failure is recorded as a sticky error.
+void run_launch(const Grid& g) {
+    long long blocks = 1ll * g.grid.x * g.grid.y * g.grid.z;
     std::atomic<long long> next{0};
     std::atomic<bool> failed{false};
     std::mutex message_mutex;
     std::string message;
     cudaError_t code = cudaErrorLaunchFailure;
-    LaunchRecord record{site.name, site.line, {}};
+    LaunchRecord record{g.site.name, g.site.line, {}};
     std::function<void()> job = [&] {
         Worker& w = this_worker();
         w.grid = &g;
         open_dynamic(w, g.dynamic_smem);
         w.in_kernel = true;
         w.barrier_lines.clear();
-        tl_block_dim = block;
-        tl_grid_dim = grid;
+        tl_block_dim = g.block;
+        tl_grid_dim = g.grid;
         bool shared = false;
-        for (long long k; !failed && (k = next.fetch_add(1)) < blocks;) {
+        auto fail = [&] {
+            std::lock_guard<std::mutex> lock(message_mutex);
+            if (!failed.exchange(true)) message = w.error, code = w.error_code;
+        };
+        if (g.cooperative && !run_cooperative(w, g, shared)) fail();
+        for (long long k; !g.cooperative && !failed && (k = next.fetch_add(1)) < blocks;) {
             w.error.clear();
             w.error_code = cudaErrorLaunchFailure;
-            if (!run_block(w, g, unflatten(g.reverse ? blocks - 1 - k : k, grid))) {
-                std::lock_guard<std::mutex> lock(message_mutex);
-                if (!failed.exchange(true)) message = w.error, code = w.error_code;
-            }
+            if (!run_block(w, g, unflatten(g.reverse ? blocks - 1 - k : k, g.grid))) fail();
             shared = shared || wrote_shared(w, g.dynamic_smem);
         }
         w.in_kernel = false;
@@ -967,7 +1189,7 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
         record.barriers.insert(w.barrier_lines.begin(), w.barrier_lines.end());
         record.wrote_shared = record.wrote_shared || shared;
     };
-    int helpers = static_cast<int>(std::min<long long>(worker_count(), blocks)) - 1;
+    int helpers = g.cooperative ? 0 : static_cast<int>(std::min<long long>(worker_count(), blocks)) - 1;
     {
         DeviceWindow open_to_kernels;
         pool().run(helpers, job);
@@ -976,7 +1198,35 @@ void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site
         std::lock_guard<std::mutex> lock(g_log_mutex);
         g_launch_log.push_back(std::move(record));
     }
-    if (failed) record_error(code, format("kernel `%s` (launched at line %d): %s", site.name, site.line, message.c_str()), true);
+    if (failed)
+        record_error(code, format("kernel `%s` (launched at line %d): %s", g.site.name, g.site.line, message.c_str()),
+                     true);
+}
+
+void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site, void (*body)(void*), void* context) {
+    Grid g{grid, block, dynamic_smem, site, body, context, g_reverse, false};
+    if (refused_launch(g) == cudaSuccess) run_launch(g);
+}
+
+cudaError_t run_cooperative_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site,
+                                 void (*body)(void*), void* context) {
+    Grid g{grid, block, dynamic_smem, site, body, context, g_reverse, true};
+    cudaError_t refused = refused_launch(g);
+    if (refused == cudaSuccess) run_launch(g);
+    return refused;  // as on a GPU, a kernel's own failure shows later (cudaDeviceSynchronize), not here
+}
+
+// A cooperative launch the rewrite could not type: the kernel reached cudaLaunchCooperativeKernel as a
+// plain pointer (a void* variable), and the emulator calls kernels with their parameters' types.
+cudaError_t untyped_cooperative_launch(const char* name, int line) {
+    std::string at = line ? format(" at line %d", line) : "";
+    std::string message = format("cudaLaunchCooperativeKernel%s was given `%s`, a pointer the emulator "
+                                 "cannot call: it needs to see which kernel is launched, to pass the arguments "
+                                 "with their types (a GPU can). Name the kernel in the call: "
+                                 "cudaLaunchCooperativeKernel((void*)kernel, grid, block, args)",
+                                 at.c_str(), name);
+    record_error(cudaErrorInvalidDeviceFunction, message, false);
+    return cudaErrorInvalidDeviceFunction;
 }
 
 // Crash reports: which kernel, block and thread were running when a signal arrived.
@@ -1149,6 +1399,9 @@ cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t) { return cudaMemset(dst, value, bytes); }
 
 cudaError_t cudaDeviceSynchronize() { return emu::g_sticky_error; }
+cudaError_t cudaLaunchCooperativeKernel(const void*, dim3, dim3, void**, size_t, cudaStream_t) {
+    return emu::untyped_cooperative_launch("a pointer to a kernel", 0);
+}
 cudaError_t cudaDeviceReset() {
     emu::record_error(cudaErrorNotSupported,
                       "cudaDeviceReset() inside solve is not allowed: on a GPU it destroys the context that holds "
@@ -1185,6 +1438,7 @@ const char* cudaGetErrorName(cudaError_t error) {
         case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
         case cudaErrorAssert: return "cudaErrorAssert";
         case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+        case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
         case cudaErrorNotSupported: return "cudaErrorNotSupported";
         default: return "cudaErrorUnknown";
     }
@@ -1197,6 +1451,7 @@ const char* cudaGetErrorString(cudaError_t error) {
         case cudaErrorInvalidConfiguration: return "invalid configuration argument";
         case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
         case cudaErrorLaunchFailure: return "unspecified launch failure";
+        case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
         default: return cudaGetErrorName(error);
     }
 }
@@ -1218,7 +1473,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->clockRate = 1980000;
     prop->totalConstMem = 65536;
     prop->major = 9, prop->minor = 0;
-    prop->multiProcessorCount = 132;
+    prop->multiProcessorCount = emu::kMultiprocessors;
     prop->concurrentKernels = 1;
     prop->unifiedAddressing = 1;
     prop->memoryBusWidth = 5120;
@@ -1229,6 +1484,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->sharedMemPerBlockOptin = 227 * 1024;
     prop->reservedSharedMemPerBlock = 1024;
     prop->maxBlocksPerMultiProcessor = 32;
+    prop->cooperativeLaunch = 1;
     return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
@@ -1255,6 +1511,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
         case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+        case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
         default: return cudaErrorInvalidValue;
     }
     return cudaSuccess;

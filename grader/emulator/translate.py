@@ -11,6 +11,9 @@ rewritten here:
 - the emulator must know every static `__shared__` array by name (a macro sees only the keyword),
   so each such declaration is followed by `__emu_track_shared(name);` (and a `static` beside
   `__shared__`, valid CUDA, is dropped: the macro already says it).
+- `cudaLaunchCooperativeKernel((void*)kernel, grid, block, args, ...)` passes the kernel as a void
+  pointer, which says nothing of its parameters' types, and the emulator must know them to read `args`:
+  it becomes `::emu::launch_cooperative("kernel", LINE, kernel, grid, block, args, ...)`, the cast dropped.
 - a file-scope `main(...)`, the file's own test program, is renamed: the worker has the program's
   `main`, and the grader calls only the entry point, as the GPU build does.
 Every name a rewrite brings into the user's code is reserved (`__emu_...`) or in namespace `emu`, so it
@@ -34,8 +37,6 @@ from dataclasses import dataclass
 ASM_MESSAGE = "inline PTX assembly (asm) is not supported in emulation; run on a GPU"
 DEVICE_LAUNCH_MESSAGE = (
     "launching a kernel from device code (dynamic parallelism) is not supported in emulation")
-GRID_SYNC_MESSAGE = ("grid-wide synchronization (cooperative_groups::this_grid / grid.sync) is "
-                     "not supported in emulation; run on a GPU")
 LAUNCH_SYNTAX_MESSAGE = ("kernel launch the emulator cannot parse: write it as "
                          "kernel<<<config>>>(args) with a plain or templated kernel name")
 EXTERN_SHARED_MESSAGE = ("extern __shared__ declaration the emulator cannot rewrite: write it as "
@@ -401,6 +402,76 @@ def _launches(src: str, toks: list[_Tok], device: list[bool],
     return edits, findings
 
 
+# --------------------------------------------------------------------------- cooperative launches
+
+COOPERATIVE_LAUNCH = "cudaLaunchCooperativeKernel"
+_VOID_POINTER = {"void", "const", "*"}
+_CASTS = {"reinterpret_cast", "static_cast", "const_cast"}
+
+
+def _first_argument_end(toks: list[_Tok], reach: _Reach, first: int, close: int) -> int | None:
+    """Index of the `,` ending the call argument that starts at toks[first] (None: it is the only one).
+    Brackets are skipped whole, and so is a template argument list: `kernel<64, float>` is one argument."""
+    k, angle = first, 0
+    while k < close:
+        text = toks[k].text
+        if text in _OPEN:
+            k = reach.match(k) or close
+        elif text == "<":
+            angle += 1
+        elif text == ">" and angle:
+            angle -= 1
+        elif text == "," and not angle:
+            return k
+        k += 1
+    return None
+
+
+def _is_void_pointer(toks: list[_Tok]) -> bool:
+    texts = [t.text for t in toks]
+    return "void" in texts and texts.count("*") == 1 and set(texts) <= _VOID_POINTER
+
+
+def _without_void_cast(toks: list[_Tok], reach: _Reach, first: int, last: int) -> tuple[int, int, list[_Edit]]:
+    """The tokens [first, last] of a kernel argument less a cast to a void pointer, `(void*)k` or
+    `reinterpret_cast<void*>(k)`: (first, last) of what is left, and the edits that drop the cast."""
+    if toks[first].text == "(":
+        end = reach.match(first)
+        if end is not None and end < last and _is_void_pointer(toks[first + 1:end]):
+            return end + 1, last, [(toks[first].start, toks[end].end, "")]
+    if toks[first].text in _CASTS and first + 1 < last and toks[first + 1].text == "<":
+        close = next((k for k in range(first + 2, last) if toks[k].text == ">"), None)
+        if (close is not None and _is_void_pointer(toks[first + 2:close]) and toks[close + 1].text == "("
+                and reach.match(close + 1) == last and close + 2 < last):
+            return close + 2, last - 1, [(toks[first].start, toks[close + 1].end, ""),
+                                         (toks[last].start, toks[last].end, "")]
+    return first, last, []
+
+
+def _cooperative_launches(src: str, toks: list[_Tok], reach: _Reach) -> list[_Edit]:
+    """Edits that make each `cudaLaunchCooperativeKernel(kernel, ...)` call `::emu::launch_cooperative(name,
+    line, kernel, ...)`, the kernel's cast to a void pointer dropped so that its type reaches the runtime."""
+    edits: list[_Edit] = []
+    for k, t in enumerate(toks):
+        if t.text != COOPERATIVE_LAUNCH or t.kind != "id" or k + 1 >= len(toks) or toks[k + 1].text != "(":
+            continue
+        if k and toks[k - 1].text in (".", "->"):
+            continue
+        close = reach.match(k + 1)
+        comma = None if close is None else _first_argument_end(toks, reach, k + 2, close)
+        if comma is None or comma == k + 2:
+            continue  # not CUDA's call: g++ says what is wrong with it
+        start = toks[k - 1].start if k and toks[k - 1].text == "::" and (
+            k < 2 or toks[k - 2].kind != "id") else t.start
+        first, last, casts = _without_void_cast(toks, reach, k + 2, comma - 1)
+        name = re.sub(r"\s+", " ", src[toks[first].start:toks[last].end]).replace("\\", "\\\\").replace('"', '\\"')
+        head = src[start:toks[k + 1].end]
+        edits.append((start, toks[k + 1].end,
+                      f'::emu::launch_cooperative("{name}", {t.line}, ' + _line_breaks(head)))
+        edits += [(a, b, _line_breaks(src[a:b])) for a, b, _ in casts]
+    return edits
+
+
 # --------------------------------------------------------------------------- shared memory
 
 
@@ -534,10 +605,6 @@ def _unsupported_calls(toks: list[_Tok]) -> set[Finding]:
         calls = after < len(toks) and toks[after].text == "("
         if t.text in _ASM and calls:
             findings.add(Finding(t.line, ASM_MESSAGE))
-        elif (t.text == "this_grid" and calls) or t.text == "grid_group" or (
-                t.text == "sync" and calls and k >= 2 and toks[k - 1].text == "."
-                and toks[k - 2].text == "grid"):
-            findings.add(Finding(t.line, GRID_SYNC_MESSAGE))
     return findings
 
 
@@ -614,6 +681,7 @@ def translate(source: str) -> Translation:
     warnings = _volatile_warnings(toks, device)
     order = lambda f: (f.line, f.message)  # noqa: E731
     main_edits = _main_function(toks, opener)
-    return Translation(text=_apply(source, launch_edits + shared_edits + main_edits),
+    cooperative_edits = _cooperative_launches(source, toks, reach)
+    return Translation(text=_apply(source, launch_edits + shared_edits + main_edits + cooperative_edits),
                        unsupported=tuple(sorted(unsupported, key=order)),
                        warnings=tuple(sorted(warnings, key=order)))

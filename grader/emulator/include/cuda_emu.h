@@ -33,6 +33,7 @@ enum cudaError {
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorAssert = 710,
     cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,
     cudaErrorUnknown = 999,
 };
@@ -73,6 +74,7 @@ enum cudaDeviceAttr {
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
 };
@@ -160,6 +162,11 @@ struct KernelSite {
     const void* function;
 };
 void run_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site, void (*body)(void*), void* context);
+cudaError_t run_cooperative_grid(dim3 grid, dim3 block, size_t dynamic_smem, const KernelSite& site,
+                                 void (*body)(void*), void* context);
+cudaError_t untyped_cooperative_launch(const char* name, int line);
+bool launched_cooperatively();
+void grid_sync(const char* file, int line);
 size_t max_dynamic_smem(const void* function);
 void set_max_dynamic_smem(const void* function, int bytes);
 
@@ -183,6 +190,21 @@ T from_bits(unsigned long long bits) {
 }
 }  // namespace detail
 
+// Runs `kernel` over a grid, each fiber calling it with its own copy of the parameters, as on a GPU.
+template <class Run, class... P>
+auto run_kernel(Run run, void (*kernel)(P...), const char* name, int line, std::tuple<std::decay_t<P>...>& packed) {
+    struct Context {
+        void (*kernel)(P...);
+        std::tuple<std::decay_t<P>...>* args;
+    } context{kernel, &packed};
+    return run(KernelSite{name, line, reinterpret_cast<const void*>(kernel)},
+               [](void* c) {
+                   auto* ctx = static_cast<Context*>(c);
+                   std::apply(ctx->kernel, *ctx->args);
+               },
+               &context);
+}
+
 template <class... P>
 struct Launch {
     void (*kernel)(P...);
@@ -194,19 +216,11 @@ struct Launch {
     template <class... A>
     void operator()(A&&... args) const {
         static_assert(sizeof...(A) == sizeof...(P), "kernel launched with the wrong number of arguments");
-        using Packed = std::tuple<std::decay_t<P>...>;
-        Packed packed(static_cast<std::decay_t<P>>(std::forward<A>(args))...);
-        struct Context {
-            void (*kernel)(P...);
-            Packed* args;
-        } context{kernel, &packed};
-        // each fiber calls the kernel with its own copy of the parameters, as on a GPU
-        run_grid(grid, block, smem, KernelSite{name, line, reinterpret_cast<const void*>(kernel)},
-                 [](void* c) {
-                     auto* ctx = static_cast<Context*>(c);
-                     std::apply(ctx->kernel, *ctx->args);
-                 },
-                 &context);
+        std::tuple<std::decay_t<P>...> packed(static_cast<std::decay_t<P>>(std::forward<A>(args))...);
+        run_kernel([&](const KernelSite& site, void (*body)(void*), void* context) {
+                       run_grid(grid, block, smem, site, body, context);
+                   },
+                   kernel, name, line, packed);
     }
 };
 
@@ -214,6 +228,31 @@ template <class... P>
 Launch<P...> launch(void (*kernel)(P...), const char* name, int line, dim3 grid, dim3 block, size_t smem = 0,
                     cudaStream_t = nullptr) {
     return Launch<P...>{kernel, name, line, grid, block, smem};
+}
+
+// cudaLaunchCooperativeKernel(kernel, grid, block, args, smem, stream), rewritten by translate.py with
+// the kernel's name and line in front and any cast to void* dropped, so that the kernel's parameter
+// types are known here: args[i] points to the value of parameter i, as CUDA reads it.
+template <class... P, size_t... I>
+std::tuple<std::decay_t<P>...> unpack_arguments(void** args, std::index_sequence<I...>) {
+    return std::tuple<std::decay_t<P>...>(*static_cast<std::decay_t<P>*>(args[I])...);
+}
+
+template <class... P>
+cudaError_t launch_cooperative(const char* name, int line, void (*kernel)(P...), dim3 grid, dim3 block, void** args,
+                               size_t smem = 0, cudaStream_t = nullptr) {
+    if (sizeof...(P) && !args) return cudaErrorInvalidValue;
+    auto packed = unpack_arguments<P...>(args, std::index_sequence_for<P...>{});
+    return run_kernel([&](const KernelSite& site, void (*body)(void*), void* context) {
+                          return run_cooperative_grid(grid, block, smem, site, body, context);
+                      },
+                      kernel, name, line, packed);
+}
+
+// The kernel came as a pointer whose type says nothing of its parameters (a void* variable).
+inline cudaError_t launch_cooperative(const char* name, int line, const void*, dim3, dim3, void**, size_t = 0,
+                                      cudaStream_t = nullptr) {
+    return untyped_cooperative_launch(name, line);
 }
 
 }  // namespace emu
@@ -345,6 +384,9 @@ cudaError_t cudaGetSymbolAddress(void** pointer, const T& symbol) {
 }
 
 cudaError_t cudaDeviceSynchronize();
+// Reached only through a pointer to it: translate.py rewrites every call (see emu::launch_cooperative).
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid_dim, dim3 block_dim, void** args, size_t shared_mem,
+                                        cudaStream_t stream);
 cudaError_t cudaDeviceReset();
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
