@@ -39,17 +39,17 @@ def _json(data, status: int = 200) -> JSONResponse:
 def api_routes(server: Server) -> list[Route]:
     async def post_submission(request: Request) -> Response:
         who = await run_sync(server.require, request)
-        return _json(await server.upload(request, who), 201)
+        return _json((await server.upload(request, who)).to_json(), 201)
 
     def list_submissions(request: Request) -> Response:
         who = server.require(request)
         user = request.query_params.get("user") if who.role is Role.INSTRUCTOR else None
         store = server.store()
-        return _json([server.describe(store, s) for s in queue.history(store, user or who.name)])
+        return _json([server.describe(store, s).to_json() for s in queue.history(store, user or who.name)])
 
     def get_submission(request: Request) -> Response:
         who = server.require(request)
-        return _json(server.submission(who, submission_id(request.path_params["id"])))
+        return _json(server.submission(who, submission_id(request.path_params["id"])).to_json())
 
     def get_board(request: Request) -> Response:
         return _json(server.board(request.path_params["slug"], public=True))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from grader.classroom.wire import SubmissionView
 from grader.errors import GraderError, UsageError
 from grader.exitcodes import ExitCode
 
@@ -87,21 +88,22 @@ class Client:
     def me(self) -> dict:
         return self._call("GET", "/api/me")
 
-    def submit(self, filename: str, data: bytes, challenge: str | None) -> dict:
+    def submit(self, filename: str, data: bytes, challenge: str | None) -> SubmissionView:
         fields = {"challenge": challenge} if challenge else {}
-        return self._call("POST", "/api/submissions", files={"file": (filename, data, "text/plain")}, data=fields)
+        answer = self._call("POST", "/api/submissions", files={"file": (filename, data, "text/plain")}, data=fields)
+        return SubmissionView.from_json(answer, self.login.server)
 
-    def status(self, submission_id: int) -> dict:
-        return self._call("GET", f"/api/submissions/{submission_id}")
+    def status(self, submission_id: int) -> SubmissionView:
+        return SubmissionView.from_json(self._call("GET", f"/api/submissions/{submission_id}"), self.login.server)
 
-    def wait(self, submission_id: int, on_status=None, sleep=time.sleep) -> dict:
+    def wait(self, submission_id: int, on_status=None, sleep=time.sleep) -> SubmissionView:
         """Ask until the submission is graded; `on_status` hears each answer (for the progress line)."""
         pause = POLL_S[0]
         while True:
             answer = self.status(submission_id)
             if on_status:
                 on_status(answer)
-            if answer["state"] == "done":
+            if answer.done:
                 return answer
             sleep(pause)
             pause = min(pause * 1.5, POLL_S[1])
@@ -121,9 +123,9 @@ def _refusal(response: httpx.Response, server: str) -> GraderError:
     return UsageError(f"the class server refused the submission: {message}", hint=hint)
 
 
-def describe_status(answer: dict) -> str:
+def describe_status(answer: SubmissionView) -> str:
     """One line for the progress display."""
-    if answer["state"] == "queued":
-        ahead = answer.get("position")
+    if answer.state == "queued":
+        ahead = answer.position
         return "queued: next" if ahead == 0 else f"queued: {ahead} job(s) ahead"
-    return "grading" if answer["state"] == "running" else "graded"
+    return "grading" if answer.state == "running" else "graded"

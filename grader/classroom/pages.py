@@ -194,8 +194,9 @@ class _Pages:
         if who is None:
             return _login_redirect()
         store = self.server.store()
-        rows = [self.server.describe(store, sub) for sub in queue.history(store, who.name)]
-        pending = any(r["state"] != queue.State.DONE.value for r in rows)
+        views = [self.server.describe(store, sub) for sub in queue.history(store, who.name)]
+        rows = [view.to_json() for view in views]
+        pending = not all(view.done for view in views)
         return _page("me.html.j2", script="me.js.j2" if pending else None, rows=rows, pending=pending, limits=self.server.settings.limits,
                      **self._context(who))
 
@@ -203,16 +204,15 @@ class _Pages:
         _same_origin(request)
         who = await run_in_threadpool(self.server.require, request)
         sub = await self.server.upload(request, who)
-        return RedirectResponse(f"/submissions/{sub['id']}", status_code=303, headers=HEADERS)
+        return RedirectResponse(f"/submissions/{sub.id}", status_code=303, headers=HEADERS)
 
     def submission(self, request: Request) -> Response:
         who = self.server.person(request)
         if who is None:
             return _login_redirect()
-        data = self.server.submission(who, submission_id(request.path_params["id"]))
-        text, report = data.get("report_text"), data.get("report")
-        return _page("submission.html.j2", script=None if data["state"] == queue.State.DONE.value else "submission.js.j2",
-                     s=data, report_html=report_html(text) if text else None,
+        view = self.server.submission(who, submission_id(request.path_params["id"]))
+        text, report = view.report_text, view.report
+        return _page("submission.html.j2", script=None if view.done else "submission.js.j2", s=view.to_json(), report_html=report_html(text) if text else None,
                      raw_json=json.dumps(report, indent=2, default=str) if report is not None else None,
                      who=who, instructor=who.role is Role.INSTRUCTOR)
 

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from grader import exitcodes, leaderboard as boards, signature, source as sources
 from grader.classroom import queue, roster
 from grader.classroom.roster import Person, Role
+from grader.classroom.wire import SubmissionView
 from grader.spec import Challenge
 from grader.store import Store
 
@@ -82,7 +83,7 @@ class Server:
         return found
 
     # -- submitting
-    async def upload(self, request: Request, who: Person) -> dict:
+    async def upload(self, request: Request, who: Person) -> SubmissionView:
         """The multipart upload (`file`, optional `challenge`) checked and queued (as `describe` tells
         it), or an ApiError."""
         limits = self.settings.limits
@@ -101,7 +102,7 @@ class Server:
             slug = form.get("challenge") or None
         return await run_sync(self._queue, who, data, filename, slug)
 
-    def _queue(self, who: Person, data: bytes, filename: str, slug) -> dict:
+    def _queue(self, who: Person, data: bytes, filename: str, slug) -> SubmissionView:
         """On a worker thread (`run_sync`): reading the text and its signature is CPU work, kept off the
         event loop; the student's limits come first, so a student over them costs no more than a query."""
         limits = self.settings.limits
@@ -131,28 +132,25 @@ class Server:
                        "choose the challenge: " + ", ".join(options))
 
     # -- reading
-    def submission(self, who: Person, submission_id: int) -> dict:
+    def submission(self, who: Person, submission_id: int) -> SubmissionView:
         store = self.store()
         sub = queue.get(store, submission_id)
         if sub is None or (sub.user != who.name and who.role is not Role.INSTRUCTOR):
             raise ApiError(404, f"no submission {submission_id} of yours")
         return self.describe(store, sub, full=True)
 
-    def describe(self, store: Store, sub: queue.Submission, full: bool = False) -> dict:
+    def describe(self, store: Store, sub: queue.Submission, full: bool = False) -> SubmissionView:
         run = store.run(sub.run_id) if sub.run_id else None
         verdict = run.verdict if run else None
-        data = {
-            "id": sub.id, "user": sub.user, "challenge": sub.challenge, "filename": sub.filename,
-            "state": sub.state.value, "submitted_at": sub.submitted_at, "finished_at": sub.finished_at,
-            "late": sub.late, "position": queue.position(store, sub.id) if sub.state is queue.State.QUEUED else None,
-            "verdict": verdict.name if verdict else None, "level": run.level if run else None,
-            "exit_code": int(exitcodes.for_verdict(verdict)) if verdict else None,
-        }
+        report = report_text = None
         if full and run:
-            data["report"] = boards.shown_report(run)
-            data["report_text"] = store.db.execute("SELECT report_text FROM submissions WHERE id = ?",
-                                                   (sub.id,)).fetchone()[0]
-        return data
+            report = boards.shown_report(run)
+            report_text = store.db.execute("SELECT report_text FROM submissions WHERE id = ?", (sub.id,)).fetchone()[0]
+        return SubmissionView(
+            sub.id, sub.user, sub.challenge, sub.filename, sub.state.value, sub.submitted_at, sub.finished_at,
+            sub.late, queue.position(store, sub.id) if sub.state is queue.State.QUEUED else None, verdict,
+            run.level if run else None, int(exitcodes.for_verdict(verdict)) if verdict else None, report,
+            report_text, full)
 
     def board(self, slug: str, public: bool = False) -> dict:
         """The board (grader.leaderboard.board), made again only when a run or the roster changed: a class

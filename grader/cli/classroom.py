@@ -17,6 +17,7 @@ from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Ter
                                cache_option, challenges_option, check_source, cli, engine_options, fell_back,
                                handle_errors, make_engine, nvcc_option)
 from grader.errors import UsageError
+from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
 
 
@@ -272,21 +273,22 @@ def submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: boo
     remote = client.Client(client.resolve(server or None, token))
     try:
         sent = remote.submit(file.name, submitted.text.encode("utf-8"), slug)
-        terminal.err.print(f"submitted as {sent['id']} ({sent['challenge']}) to {remote.login.server}"
-                           + (" [late: after the deadline]" if sent.get("late") else ""), highlight=False, markup=False)
+        terminal.err.print(f"submitted as {sent.id} ({sent.challenge}) to {remote.login.server}"
+                           + (" [late: after the deadline]" if sent.late else ""), highlight=False, markup=False)
         if no_wait:
-            click.echo(json.dumps(sent) if as_json else str(sent["id"]))
+            click.echo(json.dumps(sent.to_json()) if as_json else str(sent.id))
             return
         with RichProgress(terminal.err) as progress:
             progress.stage("waiting for the class server")
-            answer = remote.wait(sent["id"], lambda a: progress.bar.update(
+            answer = remote.wait(sent.id, lambda a: progress.bar.update(
                 progress.task, description=f"{progress.stage_text}: {client.describe_status(a)}"))
     finally:
         remote.close()
     if as_json:
-        click.echo(json.dumps(answer.get("report"), indent=2))
+        click.echo(json.dumps(answer.report, indent=2))
     else:
-        terminal.out.print(Text.from_ansi(answer.get("report_text") or f"{answer['verdict']}\n"), end="")
-    sys.exit(int(answer["exit_code"]))
+        terminal.out.print(Text.from_ansi(answer.report_text or f"{answer.verdict.name if answer.verdict else ''}\n"),
+                           end="")
+    sys.exit(int(answer.exit_code) if answer.exit_code is not None else int(ExitCode.SERVER))
 
 
