@@ -202,7 +202,9 @@ def combine_orders(runs: list[OrderRun]) -> Inspection:
 
 
 BARRIER_HINT = ("a __syncthreads() is probably missing where threads read shared memory that other threads "
-                "wrote in the same step: after a tile is loaded, or before it is overwritten for the next one")
+                "wrote in the same step: after a tile is loaded, or before it is overwritten for the next one "
+                "(between blocks, reading what other blocks wrote in the same launch, a grid.sync() in a "
+                "cooperative launch, or a second kernel)")
 STRAY_WRITE_HINT = ("no kernel wrote shared memory, so this is not a missing barrier: two threads write the same "
                     "output element, which means some thread writes outside its own element. Usually a missing "
                     "or wrong bounds check (`col < K`, `row < M`) lets the threads past the edge write into the "
