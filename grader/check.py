@@ -251,6 +251,10 @@ def _tail(bad) -> str:
 
 OUTPUT_FILL_WORD = 0xFFFFFFFF
 """What every float32 output holds before a call (buffers.OUTPUT_FILL_BYTE)."""
+EMULATED_SHARED_WORD = 0xFFF8DEAD
+"""What the CPU emulator's shared memory holds until a thread writes it (runtime.cpp, kSharedPoison)."""
+EMULATED_DEVICE_WORD = 0xFFF8BEEF
+"""What memory a submission allocates (cudaMalloc) holds in the emulator until written (kDevicePoison)."""
 EXPONENT_BITS = 0x7F800000
 
 
@@ -262,6 +266,10 @@ class NonFinite:
     """Still the fill the output arrived with."""
     guards: tuple[tuple[str, int], ...]
     """Per buffer: elements holding that buffer's guard word (a value read past its end and stored)."""
+    shared: int
+    """The emulator's unwritten shared memory, or arithmetic on it (its NaN keeps its payload)."""
+    allocated: int
+    """The emulator's unwritten cudaMalloc memory, or arithmetic on it."""
     computed: int
     """Any other NaN or infinity: one the kernel's arithmetic produced."""
 
@@ -276,7 +284,10 @@ def _nonfinite_origins(got, guards: dict[str, int]) -> NonFinite | None:
     magnitude = special & 0x7FFFFFFF  # a negation flips only the sign
     found = tuple((name, n) for name, word in guards.items()
                   if (n := int(np.count_nonzero(magnitude == (word & 0x7FFFFFFF)))))
-    return NonFinite(unwritten, found, int(special.size) - unwritten - sum(n for _, n in found))
+    shared = int(np.count_nonzero(magnitude == (EMULATED_SHARED_WORD & 0x7FFFFFFF)))
+    allocated = int(np.count_nonzero(magnitude == (EMULATED_DEVICE_WORD & 0x7FFFFFFF)))
+    named = unwritten + sum(n for _, n in found) + shared + allocated
+    return NonFinite(unwritten, found, shared, allocated, int(special.size) - named)
 
 
 def _nonfinite_text(c: Comparison, origins: NonFinite | None) -> str:
@@ -295,6 +306,14 @@ def _nonfinite_text(c: Comparison, origins: NonFinite | None) -> str:
     for name, count in origins.guards:
         parts.append(f"{count} hold the guard value that lies just past {name}'s ends: the kernel read outside "
                      f"{name} and stored what it read (check the bounds of every load)")
+    if origins.shared:
+        parts.append(f"{origins.shared} come from shared memory no thread had written (the emulator fills it with a "
+                     "NaN of its own until a thread writes it): a read before the write's __syncthreads(), or of "
+                     "elements the block never fills (a tree over more slots than it has threads or warps)")
+    if origins.allocated:
+        parts.append(f"{origins.allocated} come from memory solve allocated (cudaMalloc) and never wrote (the "
+                     "emulator fills it with a NaN of its own; on a GPU it is garbage, not zeros): set it "
+                     "(cudaMemsetAsync) before adding into it")
     if origins.computed:
         parts.append(f"{origins.computed} are NaN or infinite values the kernel computed: arithmetic on a NaN (the "
                      "output's NaN fill when it adds into an output never zeroed; the NaN guards past every input "

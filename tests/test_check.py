@@ -4,6 +4,7 @@ mismatch report says where."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -256,3 +257,27 @@ def test_errors_of_lower_precision_size_name_every_cause_of_that_size():
     c = check.compare("output", serial, exact, scale, TOL)
     assert not c.passed and c.scaled_error <= check.REDUCED_PRECISION_MAX_SCALED, c
     assert "FP16 or BF16" in c.diagnosis and "FP32 sums that run long in one sequence" in c.diagnosis
+
+
+def test_nans_from_the_emulators_unwritten_shared_and_allocated_memory_are_named_by_their_payload():
+    """The emulator's shared memory and a submission's cudaMalloc'd memory hold NaNs of their own until
+    written (runtime.cpp kSharedPoison, kDevicePoison); a NaN sum keeps its operand's payload, so the
+    report can say where it came from, and never calls it the output's untouched fill."""
+    import numpy as np
+
+    from grader import check
+
+    words = [check.EMULATED_SHARED_WORD, check.EMULATED_SHARED_WORD & 0x7FFFFFFF, check.EMULATED_DEVICE_WORD,
+             check.OUTPUT_FILL_WORD, 0x7FC00000]
+    got = np.array(words, dtype=np.uint32).view(np.float32)
+    assert np.isnan(got).all()
+    origins = check._nonfinite_origins(got, {})
+    assert (origins.shared, origins.allocated, origins.unwritten, origins.computed) == (2, 1, 1, 1)
+    added = (np.float32(1.5) + got[:1])[0]  # arithmetic keeps the payload: still traced to shared memory
+    assert check._nonfinite_origins(np.array([added], np.float32), {}).shared == 1
+    text = check._nonfinite_text(check.Comparison("output", (5,), False, float("inf"), float("inf"), 5, 5, (), None),
+                                 origins)
+    assert "2 come from shared memory no thread had written" in text and "1 come from memory solve allocated" in text
+    source = (Path(check.__file__).parent / "emulator" / "runtime.cpp").read_text()
+    assert f"kSharedPoison = 0x{check.EMULATED_SHARED_WORD:X}u" in source
+    assert f"kDevicePoison = 0x{check.EMULATED_DEVICE_WORD:X}u" in source
