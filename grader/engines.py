@@ -27,7 +27,7 @@ from typing import Protocol
 
 from grader import __version__
 from grader.errors import GraderError, UsageError
-from grader.results import GradeReport
+from grader.results import GradeReport, Mode
 from grader.source import Source
 
 
@@ -57,6 +57,10 @@ class Task:
     grader_version: str = __version__
     fingerprint: str | None = None
     """The challenge's fingerprint where the task was made: a worker with another one refuses it."""
+    mode: Mode = Mode.SUBMIT
+    """`grader run` asks for correctness only; the batch and the server always submit."""
+    sanitize: bool = False
+    """Also run the functional cases under compute-sanitizer (`grader run/submit --sanitize`, GPU only)."""
 
 
 @dataclass(frozen=True)
@@ -122,11 +126,11 @@ def _backend(config: Config):
     return _BACKENDS[key]
 
 
-def run_task(config: Config, task: Task, backend=None) -> Outcome:
+def run_task(config: Config, task: Task, backend=None, progress=None) -> Outcome:
     """Grade one task through the job layer; never raises. A GraderError (no GPU, a broken challenge,
-    a version mismatch) is fatal: it would fail every job alike."""
+    a version mismatch) is fatal: it would fail every job alike. `progress` (in this process only) hears
+    the job's stages."""
     from grader import job, pipeline
-    from grader.results import Mode
 
     try:
         if task.grader_version != __version__:
@@ -138,8 +142,9 @@ def run_task(config: Config, task: Task, backend=None) -> Outcome:
                                   f"{fingerprint(challenge)}) differs from the server's ({task.fingerprint})",
                                   hint="install the same challenges on every node")
         chosen = backend or _backend(config)
-        options = pipeline.Options(Mode.SUBMIT, task.seed, config.cache_dir, config.timing_budget_s, secret=task.secret)
-        report = job.grade_job(job.Job(task.source, challenge, options, config.placement), chosen)
+        options = pipeline.Options(task.mode, task.seed, config.cache_dir, config.timing_budget_s, secret=task.secret)
+        report = job.grade_job(job.Job(task.source, challenge, options, config.placement, task.sanitize), chosen,
+                               progress)
         return Outcome(task.key, report)
     except GraderError as error:
         return Outcome(task.key, None, error.message, traceback.format_exc(), fatal=error)
@@ -185,18 +190,19 @@ def probe(config: Config, slugs: tuple[str, ...]) -> dict:
 # -- engines -------------------------------------------------------------------------------------------
 
 class InProcessEngine:
-    """Runs each job at once, in the caller's thread, on the caller's backend."""
+    """Runs each job at once, in the caller's thread, on the caller's backend (`grader run` and `submit`,
+    `grader grade` on one GPU), telling `progress` the job's stages."""
 
     name = "local"
     slots = 1
 
-    def __init__(self, config: Config, backend):
-        self.config, self.backend = config, backend
+    def __init__(self, config: Config, backend, progress=None):
+        self.config, self.backend, self.progress = config, backend, progress
         self.environment = backend.environment()
 
     def submit(self, task: Task) -> concurrent.futures.Future:
         future: concurrent.futures.Future = concurrent.futures.Future()
-        future.set_result(run_task(self.config, task, self.backend))
+        future.set_result(run_task(self.config, task, self.backend, self.progress))
         return future
 
     def describe(self) -> str:

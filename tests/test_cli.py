@@ -391,3 +391,29 @@ def test_auto_means_the_same_to_submit_and_serve(monkeypatch):
     monkeypatch.setattr(backends, "resolve", lambda name, nvcc, fell_back=None: asked.append(name) or "emulator")
     if shutil.which("g++"):
         assert backends.choose("auto", None).name == "emulator" and asked == ["auto"]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+def test_the_grader_failing_on_a_submit_is_a_grader_error_kept_as_such(monkeypatch, tmp_path):
+    """`grader submit` runs its job through an engine, as the batch and the server do: the grader's own
+    failure on the file is a GRADER_ERROR report (exit 70), kept as that with --user, never as the
+    student's verdict; the traceback only with --debug."""
+    import sqlite3
+
+    from grader import pipeline
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("the grader tripped")
+
+    monkeypatch.setattr(pipeline, "grade", broken)
+    db = tmp_path / "r.sqlite3"
+    args = ("submit", str(NAIVE), "--backend", "emulator", "--cache-dir", str(tmp_path), "--user", "ann",
+            "--db", str(db), "--json", "--sandbox", "off")
+    result, out, err = invoke(*args)
+    assert result.exit_code == ExitCode.INTERNAL, err
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "GRADER_ERROR" and "ZeroDivisionError: the grader tripped" in data["message"]
+    assert "Traceback" not in err
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT verdict FROM runs").fetchall() == [("GRADER_ERROR",)]
+    assert "Traceback" in invoke(*args, "--debug")[2]

@@ -10,6 +10,7 @@ import json
 import secrets
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import click
@@ -110,7 +111,10 @@ def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir:
 
 def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge: spec.Challenge, options,
                          backend: str, nvcc: str | None, placement: bool, box, sanitize: bool = False):
-    from grader import job
+    """The job, through an engine as a batch's and the server's are (this process, this backend): a
+    failure that would fail every job is raised; the grader's own failure on this file is its
+    GRADER_ERROR report (the traceback with --debug)."""
+    from grader import engines, job
 
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
@@ -118,7 +122,16 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
         check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
-        return job.grade_job(job.Job(submitted, challenge, options, placement, sanitize), chosen, progress)
+        config = engines.Config(challenge.root.parent, backend, nvcc, options.cache_dir,
+                                timing_budget_s=options.timing_budget_s, placement=placement)
+        task = engines.Task(0, submitted, challenge.slug, options.seed, secret=False, mode=options.mode,
+                            sanitize=sanitize)
+        started = time.perf_counter()
+        outcome = engines.InProcessEngine(config, chosen, progress).submit(task).result()
+    if outcome.report is None and outcome.fatal is None and click.get_current_context().meta.get(DEBUG_KEY):
+        terminal.err.print(outcome.traceback or "", markup=False, highlight=False, soft_wrap=True)
+    return job.report_of(outcome, submitted.display_path, challenge, chosen.environment(), options,
+                         time.perf_counter() - started)
 
 
 LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "sandbox_mode", "timing_budget_s",
