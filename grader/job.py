@@ -103,8 +103,8 @@ def grader_error(display_path: str, challenge: Challenge, environment, options: 
                  wall_s: float, limit_chars: int = 300) -> GradeReport:
     """A report saying the grader failed on this file: GRADER_ERROR, never counted against the student."""
     error = error if len(error) <= limit_chars else error[:limit_chars] + "…"
-    message = (f"{GRADER_FAILURE} ({visible(error)}); this is not a judgement of the submission: it is graded "
-               "again (the next batch, or the server's retry); please report it")
+    message = (f"{GRADER_FAILURE} ({visible(error)}); this is not a judgement of the submission: grade it again "
+               "(the next `grader grade` and the class server do so by themselves); please report it")
     c = challenge
     return GradeReport(
         submission=display_path, challenge=c.slug, challenge_version=c.version,
