@@ -306,8 +306,7 @@ def _report_of(outcome, sub: Submission, challenge, environment, options: pipeli
     report = job.report_of(outcome, sub.source.display_path, challenge, environment, options,
                            time.perf_counter() - started)
     if report.verdict is Verdict.GRADER_ERROR:
-        summary.failures.append(GraderFailure(sub.user, sub.path, outcome.error or "unknown failure",
-                                              outcome.traceback or ""))
+        summary.failures.append(GraderFailure(sub.user, sub.path, job.failure_text(outcome), outcome.traceback or ""))
     return report
 
 

@@ -56,3 +56,9 @@ class SandboxFailed(GraderError):
         super().__init__(f"the sandbox could not start: {detail}",
                          hint="check that the folders given to the grader (--cache-dir, --db, the submission's) "
                               "exist and are writable, or run with --sandbox off for code you trust")
+
+
+class ServerError(GraderError):
+    """The class server could not be reached, failed, or answered with something of another form."""
+
+    exit_code = ExitCode.SERVER

@@ -96,13 +96,19 @@ def report_of(outcome, display_path: str, challenge: Challenge, environment, opt
     outcome.raise_fatal()
     if outcome.report is not None:
         return outcome.report
-    return grader_error(display_path, challenge, environment, options, outcome.error or "unknown failure", wall_s)
+    return grader_error(display_path, challenge, environment, options, failure_text(outcome), wall_s)
+
+
+def failure_text(outcome, limit_chars: int = 300) -> str:
+    """A grader failure's text as reports and summaries show it: its first `limit_chars` characters."""
+    error = outcome.error or "unknown failure"
+    return error if len(error) <= limit_chars else error[:limit_chars] + "…"
 
 
 def grader_error(display_path: str, challenge: Challenge, environment, options: pipeline.Options, error: str,
-                 wall_s: float, limit_chars: int = 300) -> GradeReport:
-    """A report saying the grader failed on this file: GRADER_ERROR, never counted against the student."""
-    error = error if len(error) <= limit_chars else error[:limit_chars] + "…"
+                 wall_s: float) -> GradeReport:
+    """A report saying the grader failed on this file (`error`, failure_text's): GRADER_ERROR, never counted
+    against the student."""
     message = (f"{GRADER_FAILURE} ({visible(error)}); this is not a judgement of the submission: grade it again "
                "(the next `grader grade` and the class server do so by themselves); please report it")
     c = challenge

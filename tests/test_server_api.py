@@ -377,13 +377,14 @@ def test_a_grader_failure_on_the_server_is_graded_again_and_only_then_kept_as_th
 def test_the_submission_answer_round_trips_and_a_malformed_one_is_refused(db, tokens):
     """One dataclass on both ends (classroom/wire.py): what the API sends, the client reads back whole; an
     answer of another form is the server's failure (exit 6), not a KeyError."""
-    from grader.classroom.wire import NotASubmission, SubmissionView
+    from grader.classroom.wire import SubmissionView
+    from grader.errors import ServerError
     from grader.exitcodes import ExitCode
 
     sent = post(make_client(db), tokens["alice"]).json()
     view = SubmissionView.from_json(sent)
     assert view.to_json() == sent and view.state == "queued" and view.verdict is None and not view.done
     for broken in ({**sent, "state": "lost"}, {k: v for k, v in sent.items() if k != "id"}, {**sent, "verdict": "GREAT"}, []):
-        with pytest.raises(NotASubmission) as refused:
+        with pytest.raises(ServerError) as refused:
             SubmissionView.from_json(broken, "http://class")
         assert refused.value.exit_code is ExitCode.SERVER and "http://class" in refused.value.message

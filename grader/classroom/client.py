@@ -17,17 +17,12 @@ from pathlib import Path
 import httpx
 
 from grader.classroom.wire import SubmissionView
-from grader.errors import GraderError, UsageError
-from grader.exitcodes import ExitCode
+from grader.errors import GraderError, ServerError, UsageError
 
 LOGIN_FILE = Path.home() / ".config" / "cuda-grader" / "login.json"
 TIMEOUT_S = 30.0
 POLL_S = (0.5, 2.0)
 """First and longest wait between two questions to the server while a submission is graded."""
-
-
-class ServerError(GraderError):
-    exit_code = ExitCode.SERVER
 
 
 @dataclass(frozen=True)

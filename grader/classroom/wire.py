@@ -1,6 +1,7 @@
 """What the class server says about a submission, as one dataclass: the server builds it
 (`Server.describe`), the JSON API sends `to_json()`, the pages render it, and the client
-(`grader submit --server`) reads the answer back with `from_json`, refusing one that is not of this form.
+(`grader submit --server`) reads the answer back with `from_json`, refusing one that is not of this form
+(a ServerError, as any other failure of the server's).
 """
 
 from __future__ import annotations
@@ -8,18 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from grader.errors import GraderError
-from grader.exitcodes import ExitCode
+from grader.errors import ServerError
 from grader.verdict import Verdict
 
 STATES = ("queued", "running", "done")
 """grader.classroom.queue.State's values: the client reads them without importing the queue."""
-
-
-class NotASubmission(GraderError):
-    """An answer from a class server that is not a submission's description."""
-
-    exit_code = ExitCode.SERVER
 
 
 @dataclass(frozen=True)
@@ -70,11 +64,11 @@ class SubmissionView:
                        _optional(data["level"], int), _optional(data["exit_code"], int),
                        data.get("report"), _optional(data.get("report_text"), str), "report" in data)
         except (KeyError, TypeError, ValueError) as error:
-            raise NotASubmission(f"{server} answered with something that is not a submission ({error!r})",
+            raise ServerError(f"{server} answered with something that is not a submission ({error!r})",
                                  hint="is the address a grader class server of this version? (`grader --version`)") \
                 from error
         if view.state not in STATES:
-            raise NotASubmission(f"{server} answered with an unknown state {view.state!r}",
+            raise ServerError(f"{server} answered with an unknown state {view.state!r}",
                                  hint="is the class server the same grader version as this one?")
         return view
 

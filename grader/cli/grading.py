@@ -127,10 +127,11 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
         task = engines.Task(0, submitted, challenge.slug, options.seed, secret=False, mode=options.mode,
                             sanitize=sanitize)
         started = time.perf_counter()
-        outcome = engines.InProcessEngine(config, chosen, progress).submit(task).result()
+        engine = engines.InProcessEngine(config, chosen, progress)
+        outcome = engine.submit(task).result()
     if outcome.report is None and outcome.fatal is None and click.get_current_context().meta.get(DEBUG_KEY):
         terminal.err.print(outcome.traceback or "", markup=False, highlight=False, soft_wrap=True)
-    return job.report_of(outcome, submitted.display_path, challenge, chosen.environment(), options,
+    return job.report_of(outcome, submitted.display_path, challenge, engine.environment, options,
                          time.perf_counter() - started)
 
 
