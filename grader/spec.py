@@ -258,6 +258,11 @@ def list_challenges(challenges_dir: Path) -> list[str]:
     return sorted(p.name for p in challenges_dir.iterdir() if (p / SPEC_FILE).is_file())
 
 
+def load_all(challenges_dir: Path, slugs: tuple[str, ...] = ()) -> dict[str, Challenge]:
+    """The challenges named (all of the folder's when none are), by slug, in the order given."""
+    return {slug: load(challenges_dir, slug) for slug in slugs or tuple(list_challenges(challenges_dir))}
+
+
 def load(challenges_dir: Path, slug: str) -> Challenge:
     root = challenges_dir / slug
     if not (root / SPEC_FILE).is_file():

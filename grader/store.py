@@ -25,7 +25,10 @@ from grader.verdict import Verdict
 
 BUSY_TIMEOUT_S = 60.0
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (
+Step = str | Callable[[sqlite3.Connection], None]
+"""A migration's work: SQL statements separated by semicolons, or a function given the connection."""
+
+MIGRATIONS: tuple[tuple[str, Step], ...] = (
     ("0001_runs_cases_timings", """
         CREATE TABLE runs (
             id INTEGER PRIMARY KEY,
@@ -78,42 +81,14 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE timings ADD COLUMN gbps REAL;
         ALTER TABLE timings ADD COLUMN percent_of_bandwidth REAL
     """),
-    # The class server (grader/classroom): the roster with hashed tokens, the submission queue (nothing
-    # lost when the server stops), deadlines; a run knows the queued submission it grades, and at most
-    # one run may grade a submission (the unique index: a job is graded exactly once).
-    ("0003_classroom", """
-        CREATE TABLE people (
-            name TEXT PRIMARY KEY,
-            role TEXT NOT NULL,
-            token_hash TEXT NOT NULL UNIQUE,
-            added_at TEXT NOT NULL
-        );
-        CREATE TABLE submissions (
-            id INTEGER PRIMARY KEY,
-            user TEXT NOT NULL,
-            challenge TEXT NOT NULL,
-            filename TEXT NOT NULL,
-            source TEXT NOT NULL,
-            source_hash TEXT NOT NULL,
-            submitted_at TEXT NOT NULL,
-            late INTEGER NOT NULL,
-            state TEXT NOT NULL,
-            claim_seq INTEGER,
-            claims INTEGER NOT NULL DEFAULT 0,
-            run_id INTEGER REFERENCES runs(id),
-            finished_at TEXT,
-            report_text TEXT
-        );
-        CREATE INDEX submissions_by_state ON submissions (state, id);
-        CREATE INDEX submissions_by_user ON submissions (user, challenge, state);
-        CREATE TABLE deadlines (
-            challenge TEXT PRIMARY KEY,
-            due_at TEXT NOT NULL
-        );
-        ALTER TABLE runs ADD COLUMN submission_id INTEGER;
-        ALTER TABLE runs ADD COLUMN late INTEGER NOT NULL DEFAULT 0;
-        CREATE UNIQUE INDEX runs_by_submission ON runs (submission_id) WHERE submission_id IS NOT NULL
-    """),
+    # A run may grade a queued submission (the class server's, grader.classroom, whose own tables are its
+    # own migrations) and may be late; at most one run grades a submission (a job is graded exactly once).
+    # Databases made before the classroom owned its tables have these columns already, from the classroom's
+    # "0003_classroom": the step adds only what is missing.
+    ("0003_runs_for_submissions", lambda db: _add_missing(db, "runs", (
+        "submission_id INTEGER",
+        "late INTEGER NOT NULL DEFAULT 0",
+    ), "CREATE UNIQUE INDEX IF NOT EXISTS runs_by_submission ON runs (submission_id) WHERE submission_id IS NOT NULL")),
 )
 
 
@@ -224,19 +199,31 @@ class Store:
 
     # -- schema
     def _migrate(self) -> None:
+        self.apply(MIGRATIONS)
+
+    def apply(self, migrations: tuple[tuple[str, Step], ...]) -> None:
+        """Apply the named migrations this database has not had yet, in order, all in one transaction, and
+        record them. The core's are applied on opening; a layer with tables of its own (the class server)
+        applies its own, under names of its own, when it opens the store."""
         self.db.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see it done
         try:
             self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
             done = {row["name"] for row in self.db.execute("SELECT name FROM schema_migrations")}
-            for name, sql in MIGRATIONS:
+            for name, step in migrations:
                 if name in done:
                     continue
-                for statement in filter(str.strip, sql.split(";")):
-                    self.db.execute(statement)
+                if callable(step):
+                    step(self.db)
+                else:
+                    for statement in filter(str.strip, step.split(";")):
+                        self.db.execute(statement)
                 self.db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (name, _now()))
             self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
+        except BaseException as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise _explain(exc, self.path) from exc
             raise
 
     def migrations(self) -> list[str]:
@@ -357,6 +344,16 @@ def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
         return StoreError(f"the results database {path} is damaged: {text}",
                           hint=f"move it aside (mv {path} {path}.damaged) to start a new one, or restore a backup")
     return StoreError(f"the results database {path} failed: {text}", hint="check the file's permissions and free disk space")
+
+
+def _add_missing(db: sqlite3.Connection, table: str, columns: tuple[str, ...], *then: str) -> None:
+    """Add each column ("name TYPE ...") the table lacks, then run the statements given (idempotent ones)."""
+    have = {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}
+    for column in columns:
+        if column.split()[0] not in have:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+    for statement in then:
+        db.execute(statement)
 
 
 def _finite(value: float | None) -> float | None:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from grader.classroom.schema import open_class
 from grader import cli, device
 from grader.errors import BackendUnavailable
 from grader.exitcodes import ExitCode
@@ -305,7 +306,6 @@ def test_levels_json_without_a_gpu_is_the_ladder_and_why_it_is_not_measured():
 
 def test_roster_add_new_token_replaces_the_token_of_someone_on_the_roster_only(tmp_path):
     """`--new-token` said "added" for a student on the roster; for a name not on it, it added a stranger."""
-    from grader import store
     from grader.classroom import roster
 
     db = str(tmp_path / "class.sqlite3")
@@ -324,7 +324,7 @@ def test_roster_add_new_token_replaces_the_token_of_someone_on_the_roster_only(t
     promoted, _, err = invoke("roster", "add", "alice", "--db", db, "--new-token", "--instructor")
     assert promoted.exit_code == ExitCode.USAGE and "as student, not instructor" in err
     kept, _, _ = invoke("roster", "add", "prof", "--db", db, "--new-token")
-    with store.Store.open(tmp_path / "class.sqlite3") as results:
+    with open_class(tmp_path / "class.sqlite3") as results:
         assert roster.authenticate(results, old) is None and roster.authenticate(results, new).name == "alice"
         assert roster.authenticate(results, kept.stdout.strip()).role is roster.Role.INSTRUCTOR
         assert [p.name for p in roster.people(results)] == ["alice", "prof"]

@@ -12,7 +12,8 @@ import re
 import pytest
 from rich.console import Console
 
-from grader import leaderboard, place, report, store
+from grader.classroom.schema import open_class
+from grader import leaderboard, place, report
 from grader.classroom import roster
 from grader.verdict import Verdict
 
@@ -37,7 +38,7 @@ def timed(ms: float, verdict: Verdict = Verdict.ACCEPTED, level: int | None = No
 
 @pytest.fixture
 def results(tmp_path):
-    s = store.Store.open(tmp_path / "r.sqlite3")
+    s = open_class(tmp_path / "r.sqlite3")
     for user, ms, verdict, level in [("alice", 20.0, Verdict.ACCEPTED, 3), ("alice", 9.0, Verdict.ACCEPTED, 5),
                                      ("bob", 12.0, Verdict.ACCEPTED, 4), ("carol", 5.0, Verdict.WRONG_ANSWER, None),
                                      ("<script>alert(1)</script>", 30.0, Verdict.ACCEPTED, 2),
@@ -80,7 +81,7 @@ def test_terminal_table_shows_names_as_text(results, matmul):
 
 
 def test_empty_board(tmp_path, matmul):
-    with store.Store.open(tmp_path / "r.sqlite3") as s:
+    with open_class(tmp_path / "r.sqlite3") as s:
         data = board(s, matmul)
     assert data["entries"] == [] and data["gpu"] == "CPU emulator"
 
@@ -93,7 +94,7 @@ def test_a_memory_bound_challenge_ranks_by_time_and_shows_gb_per_s(tmp_path):
 
     vector_add = spec.load(CHALLENGES, "vector_add")
     run = dataclasses.replace(grade_report(performance=[memory_bound_perf()]), challenge="vector_add")
-    with store.Store.open(tmp_path / "r.sqlite3") as s:
+    with open_class(tmp_path / "r.sqlite3") as s:
         s.record(run, "alice", "a.cu", text_source("a", "a.cu"), secret_seed=True)
         data = board(s, vector_add)
     assert data["rate_label"] == "GB/s" and round(data["entries"][0]["rate"]) == 3660
@@ -116,7 +117,7 @@ def gradebook(tmp_path):
     """A class of five on the roster: ann accepted; bea failing (WRONG_ANSWER, then COMPILE_ERROR); cal
     with nothing; dan with a practice run only; eve accepted late. zed has runs and is not on the
     roster; ivy is an instructor, not a student."""
-    s = store.Store.open(tmp_path / "r.sqlite3")
+    s = open_class(tmp_path / "r.sqlite3")
     for name in ROSTER:
         roster.add(s, name)
     roster.add(s, "ivy", roster.Role.INSTRUCTOR)
@@ -232,7 +233,7 @@ def test_the_emulator_gradebook_drops_the_columns_it_cannot_fill(tmp_path, matmu
     from test_report import ENV
 
     emulated = dataclasses.replace(ENV, backend="emulator", gpu=None)
-    with store.Store.open(tmp_path / "r.sqlite3") as s:
+    with open_class(tmp_path / "r.sqlite3") as s:
         for name in ROSTER:
             roster.add(s, name)
         s.record(dataclasses.replace(grade_report(), environment=emulated), "ann", "a.cu", text_source("a"), True)

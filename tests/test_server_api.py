@@ -11,10 +11,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from conftest import ROOT
+from grader.classroom.schema import open_class
 from grader import cli, spec
 from grader.classroom import app as apps, queue, roster, server as servers
 from grader.source import Source
-from grader.store import AlreadyGraded, Store
+from grader.store import AlreadyGraded
 from test_report import grade_report
 
 KERNEL = (ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu").read_bytes()
@@ -28,7 +29,7 @@ def db(tmp_path):
 
 @pytest.fixture
 def tokens(db) -> dict[str, str]:
-    with Store.open(db) as store:
+    with open_class(db) as store:
         found = {name: roster.add(store, name).token for name in ("alice", "bob", "carol")}
         found["teacher"] = roster.add(store, "teacher", roster.Role.INSTRUCTOR).token
     return found
@@ -46,12 +47,12 @@ def post(client, token, data=KERNEL, name="mine.cu", challenge=None):
 
 
 def count_submissions(db) -> int:
-    with Store.open(db) as store:
+    with open_class(db) as store:
         return store.db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
 
 
 def test_tokens_are_stored_hashed_and_a_bad_token_stores_nothing(db, tokens):
-    with Store.open(db) as store:
+    with open_class(db) as store:
         hashes = [r[0] for r in store.db.execute("SELECT token_hash FROM people")]
     assert tokens["alice"] not in "".join(hashes)
     assert hashlib.sha256(tokens["alice"].encode()).hexdigest() in hashes
@@ -101,13 +102,13 @@ def test_one_pending_submission_per_student_across_challenges_and_an_hourly_cap(
     assert other.status_code == 429, "another challenge is no second queue: five challenges would fill five GPUs"
     assert "any challenge" in other.json()["error"]
     assert post(client, tokens["bob"]).status_code == 201, "another student is not held back"
-    with Store.open(db) as store:  # alice's is graded: she may submit again, until the hourly cap
+    with open_class(db) as store:  # alice's is graded: she may submit again, until the hourly cap
         store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
     assert post(client, tokens["alice"], MATMUL).status_code == 201
-    with Store.open(db) as store:
+    with open_class(db) as store:
         store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
     assert post(client, tokens["alice"]).status_code == 201
-    with Store.open(db) as store:
+    with open_class(db) as store:
         store.db.execute("UPDATE submissions SET state = 'done' WHERE user = 'alice'")
     capped = post(client, tokens["alice"])
     assert capped.status_code == 429 and "last hour" in capped.json()["error"]
@@ -129,7 +130,7 @@ def test_the_limits_are_checked_before_the_upload_is_read(db, tokens, monkeypatc
 def test_an_upload_refused_between_the_first_check_and_the_queue_stores_nothing(db, tokens):
     """The check before reading is only a shortcut: enqueue checks again in its transaction."""
     limits = queue.Limits(max_pending=1, hourly_cap=30)
-    with Store.open(db) as store:
+    with open_class(db) as store:
         queue.admit(store, "alice", 10, limits)
         queue.enqueue(store, "alice", "vector_add", "a.cu", Source("x", "a.cu", "h"), 10, limits)
         with pytest.raises(queue.Refused) as refused:  # a second upload that passed admit at the same time
@@ -145,7 +146,7 @@ def test_an_upload_refused_between_the_first_check_and_the_queue_stores_nothing(
 
 def test_the_queue_is_round_robin_between_students_and_positions_say_so(db, tokens):
     limits = queue.Limits(max_pending=5, hourly_cap=100)
-    with Store.open(db) as store:
+    with open_class(db) as store:
         def add(user):
             return queue.enqueue(store, user, "vector_add", "a.cu", Source("x", "a.cu", "h"), 1, limits).id
 
@@ -168,7 +169,7 @@ def test_a_student_never_has_two_jobs_running_however_many_slots(db, tokens):
     """Four slots (four GPUs) and alice's three queued jobs: one of hers runs, the others wait for it,
     while bob's and carol's start beside it."""
     limits = queue.Limits(max_pending=5, hourly_cap=100)
-    with Store.open(db) as store:
+    with open_class(db) as store:
         def add(user, challenge="vector_add"):
             return queue.enqueue(store, user, challenge, "a.cu", Source("x", "a.cu", "h"), 1, limits).id
 
@@ -187,7 +188,7 @@ def test_a_student_never_has_two_jobs_running_however_many_slots(db, tokens):
 
 def test_a_job_is_kept_once_and_a_restart_requeues_what_was_running(db, tokens):
     limits = queue.Limits()
-    with Store.open(db) as store:
+    with open_class(db) as store:
         sub = queue.enqueue(store, "alice", "vector_add", "a.cu", Source("x", "a.cu", "h"), 1, limits)
         claimed = queue.claim(store)
         assert claimed.id == sub.id and claimed.state is queue.State.RUNNING
@@ -211,7 +212,7 @@ def test_a_job_is_kept_once_and_a_restart_requeues_what_was_running(db, tokens):
 
 
 def test_a_submission_after_the_deadline_is_graded_and_flagged_late(db, tokens):
-    with Store.open(db) as store:
+    with open_class(db) as store:
         queue.set_deadline(store, "vector_add", datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc))
     client = make_client(db)
     assert post(client, tokens["alice"]).json()["late"] is True
@@ -230,7 +231,7 @@ def test_the_gradebook_is_the_instructors(db, tokens):
 
 def test_roster_names_are_checked_and_a_csv_is_read_whole_or_not_at_all(db, tmp_path):
     from grader.errors import UsageError
-    with Store.open(db) as store:
+    with open_class(db) as store:
         for bad in ("", "a b", "<script>", "../x", "x" * 65):
             with pytest.raises(UsageError):
                 roster.add(store, bad)
@@ -291,7 +292,7 @@ def test_the_dispatcher_gives_a_student_one_slot_at_a_time(db, tokens):
 
     limits = queue.Limits(max_pending=2, hourly_cap=100)
     matmul = spec.load(cli.DEFAULT_CHALLENGES, "matmul")
-    with Store.open(db) as store:
+    with open_class(db) as store:
         owners = {queue.enqueue(store, user, "matmul", "a.cu", Source("x", "a.cu", "h"), 1, limits).id: user
                   for user in ("alice", "alice", "bob")}
         engine = Slots(owners)
@@ -337,7 +338,7 @@ def _dispatch_until_done(db, engine, submission_id: int) -> queue.Submission:
 
     matmul = spec.load(cli.DEFAULT_CHALLENGES, "matmul")
     dispatcher = dispatch.Dispatcher(db, engine, dispatch.Class({"matmul": matmul}, seed=1))
-    with Store.open(db) as store:
+    with open_class(db) as store:
         for _ in range(10):
             dispatcher._fill(store)
             dispatcher._collect(store)
@@ -353,17 +354,17 @@ def test_a_grader_failure_on_the_server_is_graded_again_and_only_then_kept_as_th
     from grader.verdict import Verdict
 
     limits = queue.Limits(max_pending=2, hourly_cap=100)
-    with Store.open(db) as store:
+    with open_class(db) as store:
         retried = queue.enqueue(store, "alice", "matmul", "a.cu", Source("x", "a.cu", "h"), 1, limits).id
     once = _Failing(fail=1)
     sub = _dispatch_until_done(db, once, retried)
-    with Store.open(db) as store:
+    with open_class(db) as store:
         run = store.run(sub.run_id)
         assert once.tries == 2 and sub.claims == 2 and run.verdict is Verdict.ACCEPTED, "tried again, then graded"
         given_up = queue.enqueue(store, "bob", "matmul", "b.cu", Source("y", "b.cu", "i"), 1, limits).id
     always = _Failing(fail=99)
     sub = _dispatch_until_done(db, always, given_up)
-    with Store.open(db) as store:
+    with open_class(db) as store:
         run = store.run(sub.run_id)
         assert always.tries == dispatch.GRADER_ERROR_TRIES and run.verdict is Verdict.GRADER_ERROR
         assert "not a judgement of the submission" in run.report["message"]
@@ -388,3 +389,34 @@ def test_the_submission_answer_round_trips_and_a_malformed_one_is_refused(db, to
         with pytest.raises(ServerError) as refused:
             SubmissionView.from_json(broken, "http://class")
         assert refused.value.exit_code is ExitCode.SERVER and "http://class" in refused.value.message
+
+
+def test_a_class_list_adds_only_new_names_and_the_token_file_is_private(db, tmp_path):
+    with open_class(db) as store:
+        first = roster.add(store, "amy").token
+        imported = roster.add_all(store, ["amy", "ben", "cy"])
+        assert imported.kept == ("amy",) and [a.person.name for a in imported.added] == ["ben", "cy"]
+        assert roster.authenticate(store, first).name == "amy", "a name on the roster keeps its token"
+    tokens = tmp_path / "tokens.csv"
+    tokens.write_text("old\n")
+    tokens.chmod(0o644)
+    roster.write_tokens(tokens, imported)
+    assert tokens.stat().st_mode & 0o777 == 0o600
+    assert tokens.read_text().splitlines() == ["name,token"] + [f"{a.person.name},{a.token}" for a in imported.added]
+
+
+def test_a_deadline_without_a_zone_is_this_machines_and_a_bad_one_says_how_to_write_it(monkeypatch):
+    from grader.errors import UsageError
+    monkeypatch.setenv("TZ", "America/New_York")
+    import time
+    time.tzset()
+    try:
+        due = queue.parse_due("2026-12-01T23:59")
+        assert due.utcoffset() == datetime.timedelta(hours=-5)
+        assert queue.parse_due("2026-12-01T23:59+01:00").utcoffset() == datetime.timedelta(hours=1)
+        with pytest.raises(UsageError, match="not a date and time") as refused:
+            queue.parse_due("next friday")
+        assert "2026-12-01T23:59" in refused.value.hint
+    finally:
+        monkeypatch.undo()
+        time.tzset()

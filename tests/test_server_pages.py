@@ -17,6 +17,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient` is deprecated")
     from starlette.testclient import TestClient
 
+from grader.classroom.schema import open_class
 from grader import __version__
 from grader.backends import Environment
 from grader.classroom import app, dispatch, pages, queue, roster
@@ -24,7 +25,6 @@ from grader.cli import DEFAULT_CHALLENGES
 from grader.results import GradeReport, Mode
 from grader.source import Source, from_bytes
 from grader.spec import load
-from grader.store import Store
 from grader.verdict import Verdict
 
 NAIVE = DEFAULT_CHALLENGES / "vector_add" / "levels" / "1_naive.cu"
@@ -40,7 +40,7 @@ def site(tmp_path):
     db = tmp_path / "class.sqlite3"
     challenges = {slug: load(DEFAULT_CHALLENGES, slug) for slug in ("vector_add", "matmul")}
     settings = app.Settings(db, challenges, queue.Limits(max_pending=1, hourly_cap=30), engine="test engine")
-    with Store.open(db) as store:
+    with open_class(db) as store:
         tokens = {name: roster.add(store, name).token for name in ("amy", "bob", "carol")}
         tokens["prof"] = roster.add(store, "prof", roster.Role.INSTRUCTOR).token
     with TestClient(app.create_app(settings), follow_redirects=False) as client:
@@ -57,13 +57,13 @@ def _upload(client, name: str = "1_naive.cu", data: bytes | None = None, challen
 
 
 def _queued(db) -> dict:
-    with Store.open(db) as store:
+    with open_class(db) as store:
         return {state.value: n for state, n in queue.counts(store).items()}
 
 
 def _enqueue(db, user: str, filename: str = "k.cu", challenge: str = "vector_add") -> int:
     data = NAIVE.read_bytes()
-    with Store.open(db) as store:
+    with open_class(db) as store:
         return queue.enqueue(store, user, challenge, filename, from_bytes(data, filename), len(data), queue.Limits()).id
 
 
@@ -90,7 +90,7 @@ def _report(challenge, message: str = "") -> GradeReport:
 
 
 def _finish(db, challenge, sub_id: int, shown_text: str, message: str = "") -> None:
-    with Store.open(db) as store:
+    with open_class(db) as store:
         claimed = queue.claim(store)
         assert claimed is not None and claimed.id == sub_id
         store.record(_report(challenge, message), claimed.user, claimed.filename,
@@ -194,7 +194,7 @@ def test_upload_queues_and_the_submission_page_shows_its_place(site):
 
 def test_deadlines_show_and_a_late_submission_is_flagged(site):
     client, db, tokens, _ = site
-    with Store.open(db) as store:
+    with open_class(db) as store:
         queue.set_deadline(store, "vector_add", datetime.datetime(2020, 3, 1, 12, 0, tzinfo=datetime.timezone.utc))
     assert "due 2020-03-01 12:00 UTC" in client.get("/").text
     _login(client, tokens["amy"])
@@ -237,7 +237,7 @@ def test_upload_refusals_are_pages_with_a_way_back(site):
 def test_hostile_file_names_and_names_are_text(site):
     client, db, tokens, _ = site
     sub_id = _enqueue(db, HOSTILE_NAME, filename=HOSTILE_FILE)
-    with Store.open(db) as store:           # past the roster's own check: the page must hold anyway
+    with open_class(db) as store:           # past the roster's own check: the page must hold anyway
         store.db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES (?, 'student', ?, ?)",
                          (HOSTILE_NAME, roster.token_hash("mallory-token"), "2026-01-01T00:00:00+00:00"))
     _login(client, "mallory-token")

@@ -163,3 +163,55 @@ def test_stored_verdicts_come_back_typed_and_old_grader_failures_as_grader_error
         new = s.record(grade_report(Verdict.GRADER_ERROR), "amy", "a.cu", source, True)
         assert s.run(new).verdict is Verdict.GRADER_ERROR
         assert not s.already_graded("amy", "matmul", source.sha256, grade_report().grader_version, env.gpu, True)
+
+
+def test_the_core_store_has_no_class_tables_and_the_classroom_adds_its_own(tmp_path):
+    from grader.classroom import schema
+    db = tmp_path / "r.sqlite3"
+    with store.Store.open(db) as s:
+        tables = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert {"runs", "cases", "timings"} <= tables and not tables & {"people", "submissions", "deadlines"}
+    with schema.open_class(db) as s:
+        tables = {r[0] for r in s.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert {"people", "submissions", "deadlines"} <= tables
+        assert s.migrations() == sorted([name for name, _ in store.MIGRATIONS] + [name for name, _ in schema.MIGRATIONS])
+    with pytest.raises(store.StoreError, match="no results database"):
+        schema.open_class(tmp_path / "missing.sqlite3", create=False)
+
+
+# The schema of databases made when the core store created the class server's tables (migration
+# "0003_classroom"), as it was: such a database must open under the split schema with nothing lost.
+OLD_CLASSROOM_MIGRATION = """
+    CREATE TABLE people (name TEXT PRIMARY KEY, role TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
+                         added_at TEXT NOT NULL);
+    CREATE TABLE submissions (id INTEGER PRIMARY KEY, user TEXT NOT NULL, challenge TEXT NOT NULL,
+        filename TEXT NOT NULL, source TEXT NOT NULL, source_hash TEXT NOT NULL, submitted_at TEXT NOT NULL,
+        late INTEGER NOT NULL, state TEXT NOT NULL, claim_seq INTEGER, claims INTEGER NOT NULL DEFAULT 0,
+        run_id INTEGER REFERENCES runs(id), finished_at TEXT, report_text TEXT);
+    CREATE INDEX submissions_by_state ON submissions (state, id);
+    CREATE INDEX submissions_by_user ON submissions (user, challenge, state);
+    CREATE TABLE deadlines (challenge TEXT PRIMARY KEY, due_at TEXT NOT NULL);
+    ALTER TABLE runs ADD COLUMN submission_id INTEGER;
+    ALTER TABLE runs ADD COLUMN late INTEGER NOT NULL DEFAULT 0;
+    CREATE UNIQUE INDEX runs_by_submission ON runs (submission_id) WHERE submission_id IS NOT NULL
+"""
+
+
+def test_a_database_whose_class_tables_the_core_made_opens_with_nothing_lost(tmp_path, monkeypatch):
+    from grader.classroom import queue, roster, schema
+    db = tmp_path / "class.sqlite3"
+    monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:2])
+    with store.Store.open(db) as old:
+        old.apply((("0003_classroom", OLD_CLASSROOM_MIGRATION),))
+        token = roster.add(old, "alice").token
+        sub = queue.enqueue(old, "alice", "vector_add", "a.cu", text_source("x"), 1, queue.Limits())
+    monkeypatch.undo()
+    with schema.open_class(db) as s:
+        assert "0003_classroom" in s.migrations() and "0003_runs_for_submissions" in s.migrations()
+        assert roster.authenticate(s, token).name == "alice" and queue.get(s, sub.id).state is queue.State.QUEUED
+        claimed = queue.claim(s)
+        s.record(grade_report(), "alice", "a.cu", text_source("x"), True, submission_id=claimed.id,
+                 then=queue.finish(claimed.id, "shown"))
+        assert queue.get(s, sub.id).state is queue.State.DONE
+        with pytest.raises(store.AlreadyGraded):  # the old unique index still holds: one run per submission
+            s.record(grade_report(), "alice", "a.cu", text_source("x"), True, submission_id=claimed.id)

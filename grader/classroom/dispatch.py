@@ -20,6 +20,7 @@ from rich.console import Console
 
 from grader import job, pipeline, report as reports
 from grader.classroom import queue
+from grader.classroom.schema import open_class
 from grader.engines import Engine, Task, fingerprint
 from grader.results import GradeReport, Mode, public
 from grader.source import Source
@@ -82,7 +83,7 @@ class Dispatcher:
         self.thread.join(timeout_s)
 
     def _run(self) -> None:
-        with Store.open(self.db_path) as store:
+        with open_class(self.db_path) as store:
             try:
                 while not self.stop_requested.is_set():
                     self._fill(store)

@@ -25,6 +25,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Callable
 
+from grader.errors import UsageError
 from grader.source import MAX_SOURCE_BYTES, Source
 from grader.store import AlreadyGraded, Store, StoreError, now
 
@@ -221,6 +222,15 @@ def position(store: Store, submission_id: int) -> int | None:
 
 
 # -- deadlines
+
+def parse_due(text: str) -> datetime.datetime:
+    """A deadline as an instructor writes it: ISO 8601, in this machine's zone when it names none."""
+    try:
+        due = datetime.datetime.fromisoformat(text)
+    except ValueError as error:
+        raise UsageError(f"{text!r} is not a date and time", hint="write it as 2026-12-01T23:59") from error
+    return due if due.tzinfo else due.astimezone()
+
 
 def set_deadline(store: Store, challenge: str, due_at: datetime.datetime | None) -> None:
     if due_at is None:

@@ -9,6 +9,7 @@ would only slow every request. Names are what the gradebook shows; they are chec
 from __future__ import annotations
 
 import csv
+import os
 import enum
 import hashlib
 import hmac
@@ -144,3 +145,28 @@ def read_csv(path: Path) -> list[str]:
     if duplicates:
         raise UsageError(f"{path}: {', '.join(duplicates[:5])} listed twice", hint="nothing was added; remove the repeats")
     return names
+
+
+@dataclass(frozen=True)
+class Imported:
+    added: tuple[Added, ...]
+    kept: tuple[str, ...]
+    """Names on the roster already: their tokens are unchanged."""
+
+    def tokens_csv(self) -> str:
+        return "".join(f"{a.person.name},{a.token}\n" for a in self.added)
+
+
+def add_all(store: Store, names: list[str]) -> Imported:
+    """Add every name not on the roster yet (as a student, each with a fresh token); keep the others."""
+    known = {p.name for p in people(store)}
+    added = tuple(add(store, name) for name in names if name not in known)
+    return Imported(added, tuple(name for name in names if name in known))
+
+
+def write_tokens(path: Path, imported: Imported) -> None:
+    """Write name,token lines to `path`, readable by its owner only (replacing what was there)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT: make it private too
+    with os.fdopen(fd, "w") as f:
+        f.write("name,token\n" + imported.tokens_csv())

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from grader import exitcodes, leaderboard as boards, signature, source as sources
 from grader.classroom import queue, roster
 from grader.classroom.roster import Person, Role
+from grader.classroom.schema import open_class
 from grader.classroom.wire import SubmissionView
 from grader.spec import Challenge
 from grader.store import Store
@@ -51,7 +52,7 @@ class Server:
     def store(self) -> Store:
         store = getattr(self.local, "store", None)
         if store is None:
-            store = self.local.store = Store.open(self.settings.db_path)
+            store = self.local.store = open_class(self.settings.db_path)
         return store
 
     # -- who is asking

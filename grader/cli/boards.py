@@ -14,7 +14,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from grader import report, spec, store
+from grader import report, spec
 from grader.cli.common import DEFAULT_CHALLENGES, Terminal, challenges_option, cli, db_option, handle_errors
 from grader.errors import UsageError
 
@@ -54,10 +54,10 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
 
     Its reports hide the secret seed and the randomized shapes drawn from it unless --reveal."""
     from grader import leaderboard as boards
-    from grader.classroom import roster
+    from grader.classroom import roster, schema
 
     challenge = spec.load(challenges_dir, slug)
-    with store.Store.existing(db) as results:
+    with schema.open_class(db, create=False) as results:  # a batch's database gets the (empty) roster's tables
         data = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
                             on_roster=roster.students(results))
     if fmt == "table" and output is None:

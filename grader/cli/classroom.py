@@ -5,40 +5,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from grader import spec, store
+from grader import spec
+from grader.classroom import schema
 from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
                                cache_option, challenges_option, check_source, cli, engine_options, fell_back,
                                handle_errors, make_engine, nvcc_option)
-from grader.errors import UsageError
 from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
-
-
-def _challenges_served(challenges_dir: Path, slugs: tuple[str, ...]) -> dict:
-    chosen = slugs or tuple(spec.list_challenges(challenges_dir))
-    return {slug: spec.load(challenges_dir, slug) for slug in chosen}
-
-
-@contextlib.contextmanager
-def _serving_lock(db: Path):
-    """One server per database: a second would claim the same queue and requeue the first's running jobs."""
-    import fcntl
-
-    db.parent.mkdir(parents=True, exist_ok=True)
-    with open(db.with_name(db.name + ".serve-lock"), "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as error:
-            raise UsageError(f"another `grader serve` is using {db}",
-                             hint="stop it first, or serve another class with another --db") from error
-        yield
 
 
 @cli.command()
@@ -90,9 +69,9 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
     from grader.classroom import app as apps, dispatch, queue
     from grader.engines import Config
 
-    challenges = _challenges_served(challenges_dir, slugs)
+    challenges = spec.load_all(challenges_dir, slugs)
     limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
-    with _serving_lock(db), apps.listening_socket(host, port) as listener, store.Store.open(db) as results:
+    with schema.serving(db), apps.listening_socket(host, port) as listener, schema.open_class(db) as results:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         returned = queue.requeue_running(results)
         if returned:
@@ -143,7 +122,7 @@ def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_to
     from grader.classroom import roster as people
 
     role = people.Role.INSTRUCTOR if instructor else people.Role.STUDENT
-    with store.Store.open(db) as results:
+    with schema.open_class(db) as results:
         if new_token:
             added = people.new_token(results, name, role if instructor else None)
             said = (f"{name} ({added.person.role.value}) is on the roster of {db} already: their token is replaced, "
@@ -168,25 +147,17 @@ def roster_import(terminal: Terminal, csv_file: Path, db: Path, tokens_file: Pat
     from grader.classroom import roster as people
 
     names = people.read_csv(csv_file)
-    lines, kept = ["name,token"], []
-    with store.Store.open(db) as results:
-        known = {p.name for p in people.people(results)}
-        for name in names:
-            if name in known:
-                kept.append(name)
-                continue
-            lines.append(f"{name},{people.add(results, name).token}")
-    text = "\n".join(lines) + "\n"
+    with schema.open_class(db) as results:
+        imported = people.add_all(results, names)
     if tokens_file:
-        fd = os.open(tokens_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        terminal.err.print(f"wrote {len(lines) - 1} tokens to {tokens_file}", highlight=False)
+        people.write_tokens(tokens_file, imported)
+        terminal.err.print(f"wrote {len(imported.added)} tokens to {tokens_file}", highlight=False)
     else:
-        click.echo(text, nl=False)
-    if kept:
-        terminal.err.print(f"{len(kept)} already on the roster, tokens unchanged: {', '.join(kept[:10])}"
-                           + (" …" if len(kept) > 10 else ""), highlight=False, markup=False)
+        click.echo("name,token\n" + imported.tokens_csv(), nl=False)
+    if imported.kept:
+        terminal.err.print(f"{len(imported.kept)} already on the roster, tokens unchanged: "
+                           f"{', '.join(imported.kept[:10])}" + (" …" if len(imported.kept) > 10 else ""),
+                           highlight=False, markup=False)
 
 
 @roster.command(name="list")
@@ -198,7 +169,7 @@ def roster_list(terminal: Terminal, db: Path, as_json: bool) -> None:
     """List the roster (names and roles; tokens are never shown again)."""
     from grader.classroom import roster as people
 
-    with store.Store.existing(db) as results:
+    with schema.open_class(db, create=False) as results:
         found = people.people(results)
     if as_json:
         click.echo(json.dumps([{"name": p.name, "role": p.role.value, "added_at": p.added_at} for p in found], indent=2))
@@ -221,20 +192,12 @@ def roster_list(terminal: Terminal, db: Path, as_json: bool) -> None:
 def deadline(terminal: Terminal, slug: str, when: str | None, db: Path, clear: bool, challenges_dir: Path) -> None:
     """Set SLUG's deadline (WHEN in ISO 8601, e.g. 2026-12-01T23:59; no zone: this machine's), or show it.
     Submissions after it are still graded, and flagged late in the gradebook."""
-    import datetime
-
     from grader.classroom import queue
 
     spec.load(challenges_dir, slug)
-    with store.Store.open(db) as results:
+    with schema.open_class(db) as results:
         if clear or when:
-            due = None
-            if when:
-                try:
-                    due = datetime.datetime.fromisoformat(when)
-                except ValueError as error:
-                    raise UsageError(f"{when!r} is not a date and time", hint="write it as 2026-12-01T23:59") from error
-                due = due if due.tzinfo else due.astimezone()
+            due = queue.parse_due(when) if when else None
             queue.set_deadline(results, slug, due)
         shown = queue.deadlines(results).get(slug)
     terminal.out.print(f"{slug}: " + (f"due {shown} (UTC)" if shown else "no deadline"), highlight=False)
