@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,3 +168,37 @@ def challenge_named():
         return loaded[slug]
 
     return get
+
+
+@contextlib.contextmanager
+def write_lock_when(db: Path, ready, timeout_s: float, what: str):
+    """Hold the database's write lock, taken at a moment `ready(db_connection)` is true, and yield what it
+    returned. While it is held no run can be kept (a run and its queue entry are written under that lock),
+    so a process killed inside is killed at that moment whatever the machine's speed: a kill that must land
+    mid-job or mid-batch needs no luck. Polls (every 50 ms, up to `timeout_s`) until `ready` is true."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:  # read-write, never create: a database made here first would not be the writer's
+            connection = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=60, isolation_level=None)
+        except sqlite3.OperationalError:
+            connection = None
+        try:
+            if connection is None:
+                raise sqlite3.OperationalError("not made yet")
+            connection.execute("BEGIN IMMEDIATE")
+            found = ready(connection)
+            if found:
+                try:
+                    yield found
+                finally:
+                    connection.execute("ROLLBACK")
+                return
+            connection.execute("ROLLBACK")
+        except sqlite3.OperationalError:  # no database or no table yet: the writer has not made them
+            pass
+        finally:
+            if connection is not None:
+                connection.close()
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+        time.sleep(0.05)

@@ -11,12 +11,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import LEVELS, NAIVE, ROOT, SUBMISSIONS, expectation
+from conftest import LEVELS, NAIVE, ROOT, SUBMISSIONS, expectation, write_lock_when
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 
@@ -81,14 +80,17 @@ def test_batch_killed_halfway_resumes_and_grades_each_once(tmp_path, backend):
     args = ("grade", str(folder), "--challenge", "matmul", "--db", str(db), "--backend", backend, "--cache-dir",
             str(cache), "--timing-budget", "0.1")  # a matmul class: its files with no solve are graded as matmul's
     first = grader(*args, start_new_session=True)
-    deadline = time.monotonic() + 600
-    while count_runs(db) < INTERRUPT_AT and time.monotonic() < deadline and first.poll() is None:
-        time.sleep(0.2)
-    assert first.poll() is None, "the batch finished before it could be interrupted"
-    os.killpg(first.pid, signal.SIGKILL)
-    first.wait()
-    interrupted_at = count_runs(db)
+
+    def stored_enough(c) -> int:
+        assert first.poll() is None, "the batch ended before it could be interrupted"
+        stored = c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        return stored if stored >= INTERRUPT_AT else 0
+
+    with write_lock_when(db, stored_enough, 600, f"{INTERRUPT_AT} runs stored") as interrupted_at:
+        os.killpg(first.pid, signal.SIGKILL)  # with the lock held: no run is kept between the count and the kill
+        first.wait()
     assert INTERRUPT_AT <= interrupted_at < CLASS_SIZE
+    assert count_runs(db) == interrupted_at
     second = grader(*args)
     out, err = second.communicate(timeout=1200)
     assert second.returncode == 0, err[-3000:]

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from class_server import Server, grader
-from conftest import ROOT
+from conftest import ROOT, write_lock_when
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the server's grading processes are Linux-only")
 
@@ -32,8 +32,11 @@ STUDENTS, EACH = 50, 4
 ABSENT = ("zoe-absent", "yan-absent")
 COMPILE_ERROR = b'extern "C" void solve(const float* A, const float* B, float* C, int N) { this is not C++ }\n'
 P95_LIMIT_S = 0.2
+IDLE_FACTOR = 20
 """What students do while their jobs wait (their submission's state, the board, the health page) must be
-answered within this at the 95th percentile (about 10 ms measured on a 2-core machine). The burst of 200
+answered within P95_LIMIT_S at the 95th percentile (about 10 ms measured on a 2-core machine), or within
+IDLE_FACTOR times the median of the same calls made before any upload on a machine slower than that (the
+limit follows the machine's measured speed: grading must not starve the API, however fast the host). The burst of 200
 uploads in the first second is not held to it: on 2 cores shared by the client, the server and a grading
 process it is a queue of its own (p95 about 1 s, all of them answered 201); its figures are printed."""
 KILL_AFTER_GRADED = 40
@@ -119,6 +122,16 @@ def test_fifty_students_four_submissions_each_a_kill_and_a_restart(classroom):
         async with httpx.AsyncClient(base_url=server.url, timeout=30, limits=limits) as c:
             return await asyncio.gather(*(student(c, name, i) for i, name in enumerate(tokens)))
 
+    with httpx.Client(base_url=server.url, timeout=30) as c:  # the same calls with nothing to grade
+        idle = []
+        for _ in range(20):
+            for path in ("/api/leaderboard/tiny_add", "/api/health"):
+                started_call = time.perf_counter()
+                assert c.get(path).status_code == 200
+                idle.append(time.perf_counter() - started_call)
+    limit_s = max(P95_LIMIT_S, IDLE_FACTOR * statistics.median(idle))
+    print(f"idle calls: median {statistics.median(idle) * 1e3:.1f} ms; limit while grading {limit_s * 1e3:.0f} ms")
+
     posted = asyncio.run(everyone())
     ids = [i for student_ids in posted for i in student_ids]
     assert len(ids) == len(set(ids)) == STUDENTS * EACH, "every upload got a submission of its own"
@@ -140,14 +153,19 @@ def test_fifty_students_four_submissions_each_a_kill_and_a_restart(classroom):
               f"p95 {statistics.quantiles(values, n=20)[-1] * 1e3:.1f} ms, max {max(values) * 1e3:.1f} ms")
     print(f"{seconds_per_job:.2f} s per graded job")
     p95 = statistics.quantiles(latencies["get"], n=20)[-1]
-    assert p95 < P95_LIMIT_S, f"95th percentile of the calls made while grading runs: {p95 * 1e3:.0f} ms"
+    assert p95 < limit_s, f"95th percentile of the calls made while grading runs: {p95 * 1e3:.0f} ms"
 
-    wait_until(lambda: states(db).get("running", 0) >= 1, 60, "a job being graded")
-    server.kill()
-    before = states(db)
-    assert before.get("running", 0) >= 1 and before.get("queued", 0) >= 1, before
-    with sqlite3.connect(db) as c:
-        kept_before = c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    def a_job_running(c) -> dict[str, int]:
+        found = dict(c.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state").fetchall())
+        return found if found.get("running", 0) >= 1 else {}
+
+    # with the write lock held, the running job cannot be kept before the kill: it lands mid-job
+    with write_lock_when(db, a_job_running, 60, "a job being graded") as before:
+        with sqlite3.connect(db, timeout=60) as c:
+            kept_before = c.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        server.kill()
+    assert before.get("queued", 0) >= 1, before
+    assert states(db) == before, "nothing was kept while the lock was held"
     assert kept_before == before["done"], "a run is kept with its submission marked done, or neither"
 
     restarted = time.monotonic()
