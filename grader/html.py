@@ -1,4 +1,4 @@
-"""The leaderboard as one static, self-contained HTML page: `render(board)` for `grader.leaderboard.board`.
+"""The leaderboard as one static, self-contained HTML page: `render(board)` for a `grader.leaderboard.Board`.
 
 Everything in the board is data, never markup. The template is rendered with autoescape; the two
 charts are computed here as plain geometry and drawn as SVG by the template, so their text is
@@ -21,11 +21,14 @@ import functools
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
+
+from grader.leaderboard import Attempt, Board, Standing, Status
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE = "leaderboard.html.j2"
@@ -43,8 +46,8 @@ LIVE_POLL_S = 3
 """How often a live page asks its server whether the board changed."""
 
 
-def render(board: dict, live: bool = False) -> str:
-    """The complete HTML document for a leaderboard (see `grader.leaderboard.board` for its shape). The
+def render(board: Board, live: bool = False) -> str:
+    """The complete HTML document for a leaderboard (`grader.leaderboard.board` makes it). The
     reports are shown as the board carries them: the board has already hidden a secret run's seed and
     randomized shapes, unless it was made with `reveal` (then the page says it is the instructor's).
     `live`: a page served by the class server, which refreshes itself (see the module docstring)."""
@@ -53,10 +56,10 @@ def render(board: dict, live: bool = False) -> str:
     return _env().get_template(TEMPLATE).render(**view)
 
 
-def stamp(board: dict) -> str:
+def stamp(board: Board) -> str:
     """A short fingerprint of what the board shows, `generated_at` aside (each render has a new one):
     a live page swaps in the new board when the stamp changes, and only then."""
-    shown = {key: value for key, value in board.items() if key != "generated_at"}
+    shown = {key: value for key, value in board.to_json().items() if key != "generated_at"}
     text = json.dumps(_plain(shown), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
@@ -190,92 +193,73 @@ def _env() -> jinja2.Environment:
     return env
 
 
-# -- the view: the board with defaults filled in, plus the charts' geometry ---------------------------------
+# -- the view: the board as the template shows it, plus the charts' geometry --------------------------------
 
-def _text(value: Any, default: str = "") -> str:
-    return default if value is None else str(value)
-
-
-def _int(value: Any) -> int | None:
-    v = number(value)
-    return int(v) if v is not None else None
-
-
-def _view(board: dict) -> dict:
-    cases = [_text(c) for c in board.get("cases") or []]
-    levels = []
-    for item in board.get("levels") or []:
-        if isinstance(item, dict) and _int(item.get("level")) is not None:
-            levels.append({"level": _int(item.get("level")), "name": _text(item.get("name"))})
-    level_names = {item["level"]: item["name"] for item in levels}
-    entries = [_row(index, e, cases, level_names, ranked=True) for index, e in enumerate(board.get("entries") or [])]
-    others = [_row(len(entries) + i, s, cases, level_names, ranked=False)
-              for i, s in enumerate(_unranked(board, {e["user"] for e in entries}))]
+def _view(board: Board) -> dict:
+    cases = list(board.cases)
+    entries = [_row(index, e, cases) for index, e in enumerate(board.entries)]
+    others = [_row(len(entries) + i, s, cases) for i, s in enumerate(_unranked(board))]
     reports = [row.pop("item") for row in entries + others]  # aligned with the rows' data-index
     untimed = sum(1 for e in entries if e["level"] is None)
     return {
-        "challenge": _text(board.get("challenge")),
-        "title": _text(board.get("title")) or _text(board.get("challenge")) or "Leaderboard",
-        "gpu": _text(board.get("gpu"), DASH),
-        "generated_at": board.get("generated_at"),
-        "baseline_label": _text(board.get("baseline_label")) or "baseline",
-        "rate_label": "GB/s" if board.get("rate_label") == "GB/s" else "GFLOP/s",
-        "rate_field": "gbps" if board.get("rate_label") == "GB/s" else "gflops",
-        "has_baseline": bool(board.get("baseline_label")),
-        "revealed": board.get("revealed") is True,
+        "challenge": board.challenge,
+        "title": board.title or board.challenge,
+        "gpu": board.gpu,
+        "generated_at": board.generated_at,
+        "baseline_label": board.baseline_label or "baseline",
+        "rate_label": board.rate_label,
+        "rate_field": "gbps" if board.rate_label == "GB/s" else "gflops",
+        "has_baseline": bool(board.baseline_label),
+        "revealed": board.revealed,
         "cases": [_case_header(c) for c in cases],
-        "levels": levels,
+        "levels": [{"level": number, "name": name} for number, name in board.levels.items()],
         "entries": entries,
         "others": others,
-        "failing": sum(1 for o in others if o["status"] != NO_SUBMISSION),
+        "failing": sum(1 for o in others if o["status"] is not Status.NO_SUBMISSION),
         "reports": reports,
         "untimed": untimed,
-        "attempts_total": sum(len(a) for a in (board.get("history") or {}).values() if isinstance(a, list)),
-        "users_total": len(board.get("history") or {}),
-        "distribution": _distribution_chart(board, levels),
-        "history": _history_chart(board, entries, cases[0] if cases else None),
+        "attempts_total": sum(map(len, board.history.values())),
+        "users_total": len(board.history),
+        "distribution": _distribution_chart(board.distribution, board.levels),
+        "history": _history_chart(board.history, entries, cases[0] if cases else None),
     }
 
 
-NOT_ACCEPTED, NO_SUBMISSION = "not accepted", "no submission"
-STATUS_ORDER = {"accepted": 0, NOT_ACCEPTED: 1, NO_SUBMISSION: 2}
+STATUS_ORDER = {Status.ACCEPTED: 0, Status.NOT_ACCEPTED: 1, Status.NO_SUBMISSION: 2}
 
 
-def _unranked(board: dict, ranked: set[str]) -> list[dict]:
+def _unranked(board: Board) -> list[Standing]:
     """The gradebook's rows below the ranking (`students` of a board, where it has them): students with
     nothing accepted, then those with no submission, in the board's order."""
-    return [s for s in board.get("students") or []
-            if isinstance(s, dict) and s.get("status") != "accepted" and _text(s.get("user"), "?") not in ranked]
+    return [s for s in board.students or () if s.status is not Status.ACCEPTED]
 
 
-def _row(index: int, e: dict, cases: list[str], level_names: dict[int, str], ranked: bool) -> dict:
+def _row(index: int, e: Standing, cases: list[str]) -> dict:
     """A table row, with `item`: what the page's script shows when the row is clicked (None: nothing
     to show, a student with no submission)."""
-    level = _int(e.get("level"))
-    medians = e.get("median_ms") if isinstance(e.get("median_ms"), dict) else {}
-    status = "accepted" if ranked else (NO_SUBMISSION if e.get("status") == NO_SUBMISSION else NOT_ACCEPTED)
+    ranked = e.status is Status.ACCEPTED
+    status_text = e.verdict.name if e.status is Status.NOT_ACCEPTED else e.status.value
     row = {
         "index": index,
-        "rank": (_int(e.get("rank")) if _int(e.get("rank")) is not None else index + 1) if ranked else None,
-        "user": _text(e.get("user"), "?"),
-        "level": level,
-        "level_name": _text(e.get("level_name")) or level_names.get(level, ""),
-        "medians": [medians.get(case) for case in cases],
-        "gflops": e.get("rate", e.get("gflops")),  # the board's rate: GFLOP/s, or GB/s (rate_label)
-        "percent_of_baseline": e.get("percent_of_baseline"),
-        "attempts": e.get("attempts"),
-        "submitted_at": e.get("submitted_at"),
-        "submission_id": e.get("submission_id"),
-        "backend": _text(e.get("backend")),
-        "late": e.get("late") is True, "practice": e.get("practice") is True,
-        "status": status, "status_order": STATUS_ORDER[status],
-        "status_text": (_text(e.get("best_verdict")) or status) if status == NOT_ACCEPTED else status,
-        "clickable": ranked or e.get("report") is not None,
+        "rank": e.rank,
+        "user": e.user,
+        "level": e.level,
+        "level_name": e.level_name or "",
+        "medians": [e.median_ms.get(case) for case in cases],
+        "gflops": e.rate,  # the board's rate: GFLOP/s, or GB/s (rate_label)
+        "percent_of_baseline": e.percent_of_baseline,
+        "attempts": e.attempts,
+        "submitted_at": e.submitted_at,
+        "submission_id": e.submission_id,
+        "backend": e.backend or "",
+        "late": e.late, "practice": e.practice,
+        "status": e.status, "status_order": STATUS_ORDER[e.status], "status_text": status_text,
+        "clickable": ranked or e.report is not None,
     }
-    item = {"rank": row["rank"], "user": row["user"], "submission_id": e.get("submission_id"),
-            "backend": e.get("backend"), "level": level, "level_name": row["level_name"], "report": e.get("report")}
+    item = {"rank": e.rank, "user": e.user, "submission_id": e.submission_id, "backend": e.backend,
+            "level": e.level, "level_name": row["level_name"], "report": e.report}
     if not ranked:
-        item["status"] = row["status_text"]
+        item["status"] = status_text
     row["item"] = item if row["clickable"] else None
     return row
 
@@ -297,15 +281,8 @@ def _nice_step(span: float, count: int) -> float:
     return 10 * power
 
 
-def _distribution_chart(board: dict, levels: list[dict]) -> dict:
-    raw = board.get("distribution") or {}
-    counts: dict[int, int] = {}
-    for key, value in raw.items():
-        level = _int(key) if isinstance(key, (int, float)) else _parse_int(key)
-        count = _int(value)
-        if level is not None and count is not None:
-            counts[level] = counts.get(level, 0) + count
-    names = {item["level"]: item["name"] for item in levels}
+def _distribution_chart(counts: Mapping[int, int], names: Mapping[int, str]) -> dict:
+    """Users by level (`counts`), a bar for every level of the challenge and for level 0 (below level 1)."""
     shown = sorted({0} | set(names) | set(counts))
     width, height, left, right, top, bottom = 560, 260, 44, 12, 24, 46
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -328,29 +305,17 @@ def _distribution_chart(board: dict, levels: list[dict]) -> dict:
             "bottom": top + plot_h, "bars": bars, "ticks": ticks, "total": sum(counts.values())}
 
 
-def _parse_int(text: Any) -> int | None:
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        return None
-
-
-def _history_chart(board: dict, entries: list[dict], first_case: str | None) -> dict:
+def _history_chart(history: Mapping[str, tuple[Attempt, ...]], entries: list[dict], first_case: str | None) -> dict:
     """Each user's best accepted median time (first performance case) after each attempt, as a step line."""
-    history = board.get("history") or {}
     ranked = [e["user"] for e in entries]
-    order = [u for u in ranked if u in history] + sorted((str(u) for u in history if str(u) not in ranked))
+    order = [u for u in ranked if u in history] + sorted(u for u in history if u not in ranked)
     series, skipped = [], 0
     for user in order:
-        attempts = history.get(user) or []
-        if not isinstance(attempts, list):
-            continue
+        attempts = history[user]
         best, points, marks = None, [], []
         for n, attempt in enumerate(attempts, 1):
-            attempt = attempt if isinstance(attempt, dict) else {}
-            ms = number(attempt.get("median_ms"))
-            verdict = attempt.get("verdict")
-            counted = ms is not None and ms > 0 and (verdict is None or str(verdict).upper() == "ACCEPTED")
+            ms = number(attempt.median_ms)
+            counted = ms is not None and ms > 0 and attempt.verdict.passed
             if counted:
                 improved = best is None or ms < best
                 if best is not None and improved:
@@ -358,7 +323,7 @@ def _history_chart(board: dict, entries: list[dict], first_case: str | None) -> 
                 if improved:
                     best = ms
                 points.append((n, best))
-                marks.append({"n": n, "ms": ms, "best": improved, "when": attempt.get("submitted_at")})
+                marks.append({"n": n, "ms": ms, "best": improved, "when": attempt.submitted_at})
             elif best is not None:
                 points.append((n, best))
         if not marks:

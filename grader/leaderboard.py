@@ -2,8 +2,8 @@
 the gradebook beside it: every student, accepted or not, with or without a submission.
 
 Timed runs rank by the geometric mean of their median times over the performance cases; runs
-without timings (the CPU emulator) come after them, earliest first. The board is plain data
-(`board`), rendered by the terminal table, CSV, JSON or the HTML page.
+without timings (the CPU emulator) come after them, earliest first. The board is a value (`Board`,
+made by `board`), rendered by the terminal table, CSV, the HTML page, or as JSON (`Board.to_json`).
 
 The board is published (to the class, on a web page), so each entry's report is the public view of
 a secret run (grader.results.public_json): no seed, no randomized shapes. `reveal=True` gives the
@@ -13,16 +13,155 @@ reports as stored, for the instructor, who owns the database anyway.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime
+import enum
 import io
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from grader.inert import spreadsheet_cell
 from grader.results import public_json
 from grader.spec import Challenge
 from grader.store import Run, Store
+from grader.verdict import Verdict
+
+
+class Status(str, enum.Enum):
+    """A student's standing in the gradebook (`Board.students`), in the gradebook's order."""
+
+    ACCEPTED = "accepted"
+    NOT_ACCEPTED = "not accepted"
+    NO_SUBMISSION = "no submission"
+
+
+@dataclasses.dataclass(frozen=True)
+class Attempt:
+    """One of a user's runs, for the chart of their best time over attempts: its time on the first
+    performance case (None: untimed, or it failed before it was timed)."""
+
+    submitted_at: str
+    median_ms: float | None
+    verdict: Verdict
+
+    def to_json(self) -> dict:
+        return {"submitted_at": self.submitted_at, "median_ms": self.median_ms, "verdict": self.verdict.name}
+
+
+@dataclasses.dataclass(frozen=True)
+class Standing:
+    """A student on the board: the run they are graded by (`_counted`), as the board shows it. A ranked
+    one (ACCEPTED, with its `rank`) is also one of the board's `entries`. A student with no submission is
+    a name and a status: every field of the run keeps its default."""
+
+    user: str
+    status: Status
+    on_roster: bool
+    """On the class's roster; a user with runs who is not is listed all the same (see `_students`)."""
+    rank: int | None = None
+    verdict: Verdict | None = None
+    level: int | None = None
+    level_name: str | None = None
+    median_ms: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    rate: float | None = None
+    """The board's rate (`Board.rate_label`) on the first performance case: `gflops`, or `gbps`."""
+    gflops: float | None = None
+    gbps: float | None = None
+    percent_of_baseline: float | None = None
+    submitted_at: str | None = None
+    attempts: int = 0
+    submission_id: int | None = None
+    backend: str | None = None
+    late: bool = False
+    practice: bool = False
+    """Graded with a public seed (`include_practice`)."""
+    report: dict | None = None
+
+    @property
+    def time_ms(self) -> float | None:
+        """The figure the ranking sorts by: the geometric mean of the median times (None: untimed)."""
+        return _geomean(self.median_ms)
+
+    def entry_json(self) -> dict:
+        """The run as `entries` carries it."""
+        return {
+            "rank": self.rank, "user": self.user, "verdict": _name(self.verdict), "level": self.level,
+            "level_name": self.level_name, "median_ms": self.median_ms, "rate": self.rate, "gflops": self.gflops,
+            "gbps": self.gbps, "percent_of_baseline": self.percent_of_baseline, "submitted_at": self.submitted_at,
+            "attempts": self.attempts, "submission_id": self.submission_id, "backend": self.backend,
+            "late": self.late, "practice": self.practice, "report": self.report,
+        }
+
+    def to_json(self) -> dict:
+        """The gradebook's row: the run, then how the student stands. A row with no submission keeps the
+        order of keys it has always been written in, so the JSON of a board does not change."""
+        row = {**self.entry_json(), "status": self.status.value, "best_verdict": _name(self.verdict),
+               "time_ms": self.time_ms, "on_roster": self.on_roster}
+        if self.status is Status.NO_SUBMISSION:
+            return {key: row[key] for key in _NO_SUBMISSION_KEYS}
+        return row
+
+
+_NO_SUBMISSION_KEYS = ("rank", "user", "verdict", "status", "best_verdict", "level", "level_name", "time_ms",
+                       "median_ms", "rate", "gflops", "gbps", "percent_of_baseline", "attempts", "late", "practice",
+                       "submitted_at", "submission_id", "backend", "report", "on_roster")
+
+
+def _name(verdict: Verdict | None) -> str | None:
+    return None if verdict is None else verdict.name
+
+
+@dataclasses.dataclass(frozen=True)
+class Board:
+    """The board of one challenge on one GPU (see `board`)."""
+
+    challenge: str
+    title: str
+    gpu: str
+    """The GPU, or "CPU emulator" where no run had one."""
+    generated_at: str
+    baseline_label: str | None
+    cases: tuple[str, ...]
+    """The performance cases' labels: `median_ms` of a row, and an attempt's time (the first)."""
+    revealed: bool
+    """The reports as stored, secret seed and shapes included: the instructor's board."""
+    rate_label: str
+    levels: Mapping[int, str]
+    """The challenge's levels: number to name."""
+    entries: tuple[Standing, ...]
+    """The ranking: the best accepted run per user, best first."""
+    history: Mapping[str, tuple[Attempt, ...]]
+    """Every user's runs, in the order they were graded."""
+    students: tuple[Standing, ...] | None
+    """The gradebook (`_students`); None on the public board (`public`), which is the ranking only."""
+    roster_size: int
+    practice_included: bool
+
+    @property
+    def distribution(self) -> dict[int, int]:
+        """How many ranked users reached each level (untimed ones have none), by level."""
+        return dict(sorted(Counter(e.level for e in self.entries if e.level is not None).items()))
+
+    def public(self) -> Board:
+        """The board for anyone to see: without the gradebook (the whole roster, who failed), which is the
+        instructor's."""
+        return dataclasses.replace(self, students=None)
+
+    def to_json(self) -> dict:
+        """The board as JSON (`grader leaderboard --format json`, the class server's API): verdicts and
+        statuses by name; the public board has no `students` at all, not an empty list."""
+        gradebook = {} if self.students is None else {"students": [s.to_json() for s in self.students]}
+        return {
+            "challenge": self.challenge, "title": self.title, "gpu": self.gpu, "generated_at": self.generated_at,
+            "baseline_label": self.baseline_label, "cases": list(self.cases), "revealed": self.revealed,
+            "rate_label": self.rate_label,
+            "levels": [{"level": number, "name": name} for number, name in self.levels.items()],
+            "entries": [e.entry_json() for e in self.entries],
+            "distribution": {str(level): count for level, count in self.distribution.items()},
+            "history": {user: [a.to_json() for a in attempts] for user, attempts in self.history.items()},
+            **gradebook, "roster_size": self.roster_size, "practice_included": self.practice_included,
+        }
 
 
 def choose_gpu(store: Store, challenge: Challenge, gpu: str | None) -> str | None:
@@ -32,28 +171,18 @@ def choose_gpu(store: Store, challenge: Challenge, gpu: str | None) -> str | Non
     return graded[0][0] if graded else None
 
 
-def _geomean_ms(run: Run) -> float | None:
-    return _geomean(run.medians_ms)
-
-
-def _geomean(medians_ms: dict[str, float]) -> float | None:
+def _geomean(medians_ms: Mapping[str, float]) -> float | None:
     medians = list(medians_ms.values())
     return math.exp(sum(map(math.log, medians)) / len(medians)) if medians and all(m > 0 for m in medians) else None
 
 
 def _rank_key(run: Run) -> tuple:
-    mean = _geomean_ms(run)
+    mean = _geomean(run.medians_ms)
     return (mean is None, mean if mean is not None else 0.0, run.graded_at, run.id)
 
 
-# a student's status in the gradebook (`students`)
-ACCEPTED = "accepted"
-NOT_ACCEPTED = "not accepted"
-NO_SUBMISSION = "no submission"
-
-
 def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bool = False,
-          include_practice: bool = False, on_roster: Sequence[str] = ()) -> dict:
+          include_practice: bool = False, on_roster: Sequence[str] = ()) -> Board:
     """The board of one GPU: `entries` ranks the best accepted run per user, and `students` is the
     gradebook, one row per student (see `_students`), since an instructor grades the whole class, not
     only those who got accepted. A board is one GPU's (times on two GPUs do not compare), so a roster
@@ -70,26 +199,24 @@ def board(store: Store, challenge: Challenge, gpu: str | None = None, reveal: bo
             by_user.setdefault(run.user, []).append(run)
     counted = {user: _counted(attempts) for user, attempts in by_user.items()}
     best = sorted((run for run in counted.values() if run.verdict.passed), key=_rank_key)
-    cases = [s.label() for s in challenge.performance]
-    names = {level.number: level.name for level in challenge.levels}
-    rate = _rate(challenge)
+    cases = tuple(s.label() for s in challenge.performance)
+    levels = {level.number: level.name for level in challenge.levels}
+    rate_field, rate_label = _rate(challenge)
+    roster_names = set(on_roster)
 
-    def shown(run: Run, rank: int | None = None) -> dict:
-        return _entry(rank, run, by_user[run.user], names, reveal, rate)
+    def shown(run: Run, status: Status, rank: int | None = None) -> Standing:
+        return _standing(run, status, rank, attempts=len(by_user[run.user]), on_roster=run.user in roster_names,
+                         level_name=levels.get(run.level or 0), report=shown_report(run, reveal), rate_field=rate_field)
 
-    entries = [shown(run, rank) for rank, run in enumerate(best, 1)]
-    failing = [shown(run) for run in counted.values() if not run.verdict.passed]
-    return {
-        "challenge": challenge.slug, "title": challenge.title, "gpu": gpu or "CPU emulator",
-        "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "baseline_label": challenge.baseline_label, "cases": cases, "revealed": reveal, "rate_label": rate[1],
-        "levels": [{"level": level.number, "name": level.name} for level in challenge.levels],
-        "entries": entries,
-        "distribution": {str(k): v for k, v in sorted(Counter(e["level"] for e in entries if e["level"] is not None).items())},
-        "history": {user: [_attempt(r, cases) for r in attempts] for user, attempts in by_user.items()},
-        "students": _students(entries, failing, on_roster),
-        "roster_size": len(on_roster), "practice_included": include_practice,
-    }
+    entries = tuple(shown(run, Status.ACCEPTED, rank) for rank, run in enumerate(best, 1))
+    failing = [shown(run, Status.NOT_ACCEPTED) for run in counted.values() if not run.verdict.passed]
+    return Board(
+        challenge=challenge.slug, title=challenge.title, gpu=gpu or "CPU emulator",
+        generated_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        baseline_label=challenge.baseline_label, cases=cases, revealed=reveal, rate_label=rate_label, levels=levels,
+        entries=entries, history={user: tuple(_attempt(r, cases) for r in runs) for user, runs in by_user.items()},
+        students=_students(entries, failing, roster_names), roster_size=len(on_roster),
+        practice_included=include_practice)
 
 
 def _counted(attempts: list[Run]) -> Run:
@@ -102,32 +229,19 @@ def _counted(attempts: list[Run]) -> Run:
     return min([r for r in accepted if r.secret] or accepted, key=_rank_key)
 
 
-def _students(ranked: list[dict], failing: list[dict], on_roster: Sequence[str]) -> list[dict]:
+def _students(ranked: Sequence[Standing], failing: list[Standing], on_roster: set[str]) -> tuple[Standing, ...]:
     """The gradebook's rows: the ranked users in rank order, then users with runs and nothing accepted
     (`failing`, each shown by its latest run), then roster students with no run on this board, each
-    group after the first by name. Users with runs who are not on
-    the roster are listed too (`on_roster` False): a run is a student's work whoever added them, and
-    a class may keep its roster nowhere but in the instructor's spreadsheet."""
-    roster_names = set(on_roster)
-    rows = [_student(e, ACCEPTED) for e in ranked]
-    rows += [_student(e, NOT_ACCEPTED) for e in sorted(failing, key=lambda e: _by_name(e["user"]))]
-    rows += [_absent(u) for u in sorted(roster_names - {e["user"] for e in rows}, key=_by_name)]
-    return [{**row, "on_roster": row["user"] in roster_names} for row in rows]
+    group after the first by name. Users with runs who are not on the roster are listed too
+    (`on_roster` False): a run is a student's work whoever added them, and a class may keep its roster
+    nowhere but in the instructor's spreadsheet."""
+    rows = [*ranked, *sorted(failing, key=lambda s: _by_name(s.user))]
+    absent = sorted(on_roster - {s.user for s in rows}, key=_by_name)
+    return (*rows, *(Standing(user, Status.NO_SUBMISSION, on_roster=True) for user in absent))
 
 
 def _by_name(user: str) -> tuple[str, str]:
     return user.casefold(), user
-
-
-def _student(entry: dict, status: str) -> dict:
-    return {**entry, "status": status, "best_verdict": entry["verdict"], "time_ms": _geomean(entry["median_ms"])}
-
-
-def _absent(user: str) -> dict:
-    return {"rank": None, "user": user, "verdict": None, "status": NO_SUBMISSION, "best_verdict": None, "level": None,
-            "level_name": None, "time_ms": None, "median_ms": {}, "rate": None, "gflops": None, "gbps": None,
-            "percent_of_baseline": None, "attempts": 0, "late": False, "practice": False, "submitted_at": None,
-            "submission_id": None, "backend": None, "report": None}
 
 
 def _rate(challenge: Challenge) -> tuple[str, str]:
@@ -136,18 +250,17 @@ def _rate(challenge: Challenge) -> tuple[str, str]:
     return ("gflops", "GFLOP/s") if challenge.reference.flops else ("gbps", "GB/s")
 
 
-def _entry(rank: int | None, run: Run, attempts: list[Run], names: dict[int, str], reveal: bool,
-           rate: tuple[str, str] = ("gflops", "GFLOP/s")) -> dict:
+def _standing(run: Run, status: Status, rank: int | None, *, attempts: int, on_roster: bool,
+              level_name: str | None, report: dict, rate_field: str) -> Standing:
+    """A user's counted run as the board shows it: its figures are those of the first performance case."""
     performance = run.report.get("performance") or []
     first = performance[0] if performance else {}
-    return {
-        "rank": rank, "user": run.user, "verdict": run.verdict.name, "level": run.level,
-        "level_name": names.get(run.level or 0),
-        "median_ms": run.medians_ms, "rate": first.get(rate[0]), "gflops": first.get("gflops"),
-        "gbps": first.get("gbps"), "percent_of_baseline": first.get("percent_of_baseline"),
-        "submitted_at": run.graded_at, "attempts": len(attempts), "submission_id": run.id, "backend": run.backend,
-        "late": run.late, "practice": not run.secret, "report": shown_report(run, reveal),
-    }
+    return Standing(
+        user=run.user, status=status, on_roster=on_roster, rank=rank, verdict=run.verdict, level=run.level,
+        level_name=level_name, median_ms=run.medians_ms, rate=first.get(rate_field), gflops=first.get("gflops"),
+        gbps=first.get("gbps"), percent_of_baseline=first.get("percent_of_baseline"), submitted_at=run.graded_at,
+        attempts=attempts, submission_id=run.id, backend=run.backend, late=run.late, practice=not run.secret,
+        report=report)
 
 
 def shown_report(run: Run, reveal: bool = False) -> dict:
@@ -157,26 +270,25 @@ def shown_report(run: Run, reveal: bool = False) -> dict:
     return public_json(run.report) if run.secret and not reveal else run.report
 
 
-def _attempt(run: Run, cases: list[str]) -> dict:
-    return {"submitted_at": run.graded_at, "median_ms": run.medians_ms.get(cases[0]) if cases else None,
-            "verdict": run.verdict.name}
+def _attempt(run: Run, cases: tuple[str, ...]) -> Attempt:
+    return Attempt(run.graded_at, run.medians_ms.get(cases[0]) if cases else None, run.verdict)
 
 
-def as_csv(data: dict) -> str:
+def as_csv(board: Board) -> str:
     """The gradebook: a line for every student (`students`), ranked or not, so a student missing from
     the spreadsheet is one the grader never heard of, not one who failed. Text cells are written so
     no spreadsheet runs them as formulas."""
-    practice = bool(data.get("practice_included"))
+    practice = board.practice_included
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["rank", "user", "status", "best verdict", "level", *[f"{c} median ms" for c in data["cases"]],
-                     data["rate_label"], f"% of {data['baseline_label']}", "attempts", "late",
+    writer.writerow(["rank", "user", "status", "best verdict", "level", *[f"{c} median ms" for c in board.cases],
+                     board.rate_label, f"% of {board.baseline_label}", "attempts", "late",
                      *(["practice"] if practice else []), "submitted_at", "backend"])
-    for s in data["students"]:
-        writer.writerow([_int(s["rank"]), _cell(s["user"]), _cell(s["status"]), _cell(s["best_verdict"]),
-                         _int(s["level"]), *[_num(s["median_ms"].get(c)) for c in data["cases"]], _num(s["rate"]),
-                         _num(s["percent_of_baseline"]), s["attempts"], _yes(s["late"]),
-                         *([_yes(s["practice"])] if practice else []), _cell(s["submitted_at"]), _cell(s["backend"])])
+    for s in board.students:
+        writer.writerow([_int(s.rank), _cell(s.user), _cell(s.status.value), _cell(_name(s.verdict)), _int(s.level),
+                         *[_num(s.median_ms.get(c)) for c in board.cases], _num(s.rate),
+                         _num(s.percent_of_baseline), s.attempts, _yes(s.late),
+                         *([_yes(s.practice)] if practice else []), _cell(s.submitted_at), _cell(s.backend)])
     return out.getvalue()
 
 

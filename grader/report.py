@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from rich import box
 from rich.console import Console, Group
@@ -17,6 +18,7 @@ from rich.text import Text
 
 from grader.build import BuildStatus
 from grader.inert import visible
+from grader.leaderboard import Board, Standing, Status
 from grader.ladder import RungStatus
 from grader.results import CaseKind, GradeReport, Mode, public, shape_text, to_json
 from grader.timing import TimedBy
@@ -364,22 +366,22 @@ def _names_line(label: Text, users: list[str]) -> Text:
     return Text.assemble(label, f" ({len(users)}): ", shown, more)
 
 
-def render_leaderboard(data: dict, console: Console) -> None:
-    """The gradebook: every student, one line each (`students`; an older board without it, its ranked
+def render_leaderboard(board: Board, console: Console) -> None:
+    """The gradebook: every student, one line each (`students`; the public board, without it, its ranked
     entries). A table wider than the terminal squeezes its cells into columns of fragments, so the
     figures shown are the most that fit: the per-case times, else their geometric mean, then fewer
     figures, none where no run has timings (the CPU emulator cannot time, place or rate a kernel);
     the last columns are written shorter before a figure is dropped."""
-    rows = data.get("students", data["entries"])
-    ranked = sum(1 for row in rows if row.get("rank") is not None)
-    title = f"{data['title']} · {data['gpu']} · {ranked} of {len(rows)} students ranked"
-    table = _fitting(console, [_board_table(title, plan, rows) for plan in _board_plans(data, rows)])
-    if not data["entries"]:
+    rows = board.entries if board.students is None else board.students
+    ranked = sum(1 for row in rows if row.rank is not None)
+    title = f"{board.title} · {board.gpu} · {ranked} of {len(rows)} students ranked"
+    table = _fitting(console, [_board_table(title, plan, rows) for plan in _board_plans(board, rows)])
+    if not board.entries:
         console.print(Text("no accepted submissions yet", style="dim"))
     console.print(table)
 
 
-def _board_table(title: str, columns: list[tuple], rows: list[dict]) -> Table:
+def _board_table(title: str, columns: list[tuple], rows: Sequence[Standing]) -> Table:
     """Only the user column wraps: where nothing else fits, a long name folds, and every figure stays whole."""
     table = Table(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD)  # text, never markup
     for header, justify, _ in columns:
@@ -389,41 +391,41 @@ def _board_table(title: str, columns: list[tuple], rows: list[dict]) -> Table:
     return table
 
 
-def _board_plans(data: dict, rows: list[dict]) -> list[list[tuple]]:
+def _board_plans(board: Board, rows: Sequence[Standing]) -> list[list[tuple]]:
     """The column sets to try, widest first: (header, justification, cell of a row)."""
-    head = [("#", "right", lambda r: "" if r.get("rank") is None else str(r["rank"])),
-            ("user", "left", lambda r: Text(visible(r["user"]))),
+    head = [("#", "right", lambda r: "" if r.rank is None else str(r.rank)),
+            ("user", "left", lambda r: Text(visible(r.user))),
             ("status", "left", _status_cell)]
-    tails = [_board_tail(data, short=False), _board_tail(data, short=True)]
-    if not any(row.get("median_ms") for row in rows):
+    tails = [_board_tail(board, short=False), _board_tail(board, short=True)]
+    if not any(row.median_ms for row in rows):
         return [head + tail for tail in tails]
-    level = [("level", "right", lambda r: str(r["level"]) if r.get("level") is not None else "—")]
-    cases = [(f"{case.split(' ')[0]}\nms", "right", lambda r, case=case: _ms(r["median_ms"].get(case)))
-             for case in data["cases"]]  # "leetgpu 8192×6144×4096" -> "leetgpu"
-    mean = [("time\nms", "right", lambda r: _ms(r.get("time_ms")))]
-    rate = [(data["rate_label"], "right", lambda r: f"{r['rate']:,.0f}" if r.get("rate") else "—")]
-    base = [(f"% {data['baseline_label'] or 'baseline'}", "right",
-             lambda r: f"{r['percent_of_baseline']:.0f}%" if r.get("percent_of_baseline") else "—")]
+    level = [("level", "right", lambda r: str(r.level) if r.level is not None else "—")]
+    cases = [(f"{case.split(' ')[0]}\nms", "right", lambda r, case=case: _ms(r.median_ms.get(case)))
+             for case in board.cases]  # "leetgpu 8192×6144×4096" -> "leetgpu"
+    mean = [("time\nms", "right", lambda r: _ms(r.time_ms))]
+    rate = [(board.rate_label, "right", lambda r: f"{r.rate:,.0f}" if r.rate else "—")]
+    base = [(f"% {board.baseline_label or 'baseline'}", "right",
+             lambda r: f"{r.percent_of_baseline:.0f}%" if r.percent_of_baseline else "—")]
     figures = [level + cases + rate + base, level + mean + rate + base, level + mean + base, level + mean, level]
     return [head + shown + tail for shown in figures for tail in tails]
 
 
-def _board_tail(data: dict, short: bool) -> list[tuple]:
+def _board_tail(board: Board, short: bool) -> list[tuple]:
     """Attempts, late (and practice), submitted; `short`: "tries", one "notes" column, no year."""
-    practice = bool(data.get("practice_included"))
-    attempts = lambda r: str(r["attempts"])
-    when = lambda r: _when(r.get("submitted_at"), short)
+    practice = board.practice_included
+    attempts = lambda r: str(r.attempts)
+    when = lambda r: _when(r.submitted_at, short)
     if short:
         return [("tries", "right", attempts), ("notes" if practice else "late", "left", lambda r: _notes(r, practice)),
                 ("submitted", "left", when)]
     flags = [("late", "left", lambda r: _notes(r, False))]
     if practice:
-        flags.append(("practice", "left", lambda r: "yes" if r.get("practice") else ""))
+        flags.append(("practice", "left", lambda r: "yes" if r.practice else ""))
     return [("attempts", "right", attempts), *flags, ("submitted", "left", when)]
 
 
-def _notes(row: dict, practice: bool) -> Text:
-    words = (["late"] if row.get("late") else []) + (["practice"] if practice and row.get("practice") else [])
+def _notes(row: Standing, practice: bool) -> Text:
+    words = (["late"] if row.late else []) + (["practice"] if practice and row.practice else [])
     return Text(" ".join(words), style="yellow")
 
 
@@ -432,14 +434,13 @@ def _when(submitted_at: str | None, short: bool) -> str:
     return submitted_at[5 if short else 0:16].replace("T", " ") if submitted_at else "—"
 
 
-def _status_cell(row: dict) -> Text:
+def _status_cell(row: Standing) -> Text:
     """"accepted", the verdict of the latest run where none was accepted, or "no submission"."""
-    status = row.get("status", "accepted")
-    if status == "accepted":
+    if row.status is Status.ACCEPTED:
         return Text("accepted", style="green")
-    if row.get("best_verdict") is None:
-        return Text(status, style="dim")
-    return Text(visible(str(row["best_verdict"])), style="red")
+    if row.verdict is None:
+        return Text(row.status.value, style="dim")
+    return Text(visible(row.verdict.name), style="red")
 
 
 def _ms(value: float | None) -> str:

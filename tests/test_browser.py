@@ -12,7 +12,8 @@ import pytest
 
 from conftest import ROOT
 from grader import html
-from test_html import CASES, XSS_MESSAGE, XSS_OUTPUT, XSS_USER, make_board
+from grader.leaderboard import Board
+from test_html import CASES, XSS_MESSAGE, XSS_OUTPUT, XSS_USER, make_board, with_entry
 
 CHROMIUM = shutil.which("chromium")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -23,7 +24,7 @@ DASH = "—"
 
 
 @pytest.fixture(scope="module")
-def board() -> dict:
+def board() -> Board:
     return make_board()
 
 
@@ -64,7 +65,7 @@ def load(chromium, tmp_path):
     what it did; at the end of the test, no dialog, no script error, no console error, no other request."""
     opened = []
 
-    def load(board: dict):
+    def load(board: Board):
         path = tmp_path / f"leaderboard-{len(opened)}.html"
         path.write_text(html.render(board), encoding="utf-8")
         context = chromium.new_context(viewport={"width": 1280, "height": 900})
@@ -100,8 +101,8 @@ def _ms(text: str) -> float | None:
 
 def test_leaderboard_in_chromium(load, board):
     page, events = load(board)
-    entries = board["entries"]
-    users = [e["user"] for e in entries]
+    entries = board.entries
+    users = [e.user for e in entries]
 
     assert page.title() == "Matrix multiplication (FP32) — leaderboard"
     assert page.locator("#board tbody tr").count() == len(entries)
@@ -129,7 +130,7 @@ def test_leaderboard_in_chromium(load, board):
     page.locator(f"#board thead th[data-key='{key}'] button").click()
     values = [_ms(t) for t in _column(page, key)]
     timed = [v for v in values if v is not None]
-    assert timed == sorted(timed) and len(timed) == sum(1 for e in entries if CASES[2] in e["median_ms"])
+    assert timed == sorted(timed) and len(timed) == sum(1 for e in entries if CASES[2] in e.median_ms)
     assert values[len(timed):] == [None] * (len(values) - len(timed)) and len(values) - len(timed) == 2
     assert timed[0] == 2.9 and timed[-1] == 344.0                          # 2.9 < 27.7 < 101 < 344: not as text
     page.locator(f"#board thead th[data-key='{key}'] button").click()
@@ -148,8 +149,8 @@ def test_leaderboard_in_chromium(load, board):
     alice = entries[users.index("alice")]
     page.locator("#board tbody tr:has(td.user[data-sort='alice'])").click()
     assert detail.is_visible()
-    assert page.locator("#detail-title").inner_text() == f"#{alice['rank']} · alice"
-    assert page.locator("#detail-verdict").inner_text() == alice["report"]["verdict"] == "ACCEPTED"
+    assert page.locator("#detail-title").inner_text() == f"#{alice.rank} · alice"
+    assert page.locator("#detail-verdict").inner_text() == alice.report["verdict"] == "ACCEPTED"
     assert "level 5 · warp tiles" in detail.inner_text()
     assert "10.050" in page.locator("#detail table.mini").first.inner_text()
     assert "submissions/alice/matmul.cu" in detail.inner_text()
@@ -187,11 +188,10 @@ def test_leaderboard_in_chromium(load, board):
 
 def test_detail_view_of_odd_reports(load):
     """Reports missing, of the wrong type or missing every known field still open, as far as they go."""
-    board = make_board()
-    board["entries"][0]["report"] = None
-    board["entries"][1]["report"] = ["not", "a", "dict"]
-    board["entries"][2]["report"] = {"verdict": "WRONG_ANSWER", "cases": [{"label": 7, "comparisons": "?"}],
-                                     "performance": {}}
+    board = with_entry(make_board(), 0, report=None)
+    board = with_entry(board, 1, report=["not", "a", "dict"])
+    board = with_entry(board, 2, report={"verdict": "WRONG_ANSWER", "cases": [{"label": 7, "comparisons": "?"}],
+                                         "performance": {}})
     page, events = load(board)
     rows = page.locator("#board tbody tr")
     rows.nth(0).click()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import dataclasses
 import functools
 import hashlib
 import http.server
@@ -21,6 +22,8 @@ import pytest
 from markupsafe import escape
 
 from grader import html
+from grader.leaderboard import Attempt, Board, Standing, Status
+from grader.verdict import Verdict
 
 XSS_USER = "<script>alert(1)</script>"
 XSS_MESSAGE = "</script><script>alert(2)</script>"
@@ -89,9 +92,10 @@ _USERS = {
 }
 
 
-def make_board(users: dict | None = None) -> dict:
+def make_board(users: dict | None = None) -> Board:
     """A realistic board as grader.leaderboard.board makes it: seven users ranked (one named like a script
-    tag, one graded only on the emulator, one below level 1) plus one who never got accepted."""
+    tag, one graded only on the emulator, one below level 1) plus one who never got accepted; the public
+    board, without the gradebook (`make_gradebook`)."""
     users = _USERS if users is None else users
     entries, history = [], {}
     for rank, (user, (level, times, backend, attempts)) in enumerate(users.items(), 1):
@@ -102,26 +106,27 @@ def make_board(users: dict | None = None) -> dict:
         if hostile:
             report["<b>notes</b>"] = {"</script>": ["<!--", "]]>", "\u2028line separator"]}
         first = report["performance"][0] if report["performance"] else {}
-        entries.append({
-            "rank": rank, "user": user, "level": level, "level_name": dict(LEVELS).get(level),
-            "median_ms": medians, "gflops": first.get("gflops"),
-            "percent_of_baseline": first.get("percent_of_baseline"),
-            "submitted_at": f"2026-11-{10 + rank:02d}T{8 + rank:02d}:30:00+00:00", "attempts": len(attempts),
-            "submission_id": 100 + rank, "backend": backend, "report": report,
-        })
-        history[user] = [{"submitted_at": f"2026-11-{1 + i:02d}T12:00:00+00:00", "median_ms": ms, "verdict": v}
-                         for i, (ms, v) in enumerate(attempts)]
-    history["mallory"] = [{"submitted_at": "2026-11-03T09:00:00+00:00", "median_ms": None, "verdict": "WRONG_ANSWER"}]
-    distribution: dict[str, int] = {}
-    for e in entries:
-        if e["level"] is not None:
-            distribution[str(e["level"])] = distribution.get(str(e["level"]), 0) + 1
-    return {
-        "challenge": "matmul", "title": "Matrix multiplication (FP32)", "gpu": "NVIDIA H200",
-        "generated_at": "2026-11-21T13:00:00+00:00", "baseline_label": "cuBLAS FP32", "cases": list(CASES),
-        "levels": [{"level": n, "name": name} for n, name in LEVELS],
-        "entries": entries, "distribution": dict(sorted(distribution.items())), "history": history,
-    }
+        entries.append(Standing(
+            user=user, status=Status.ACCEPTED, on_roster=True, rank=rank, verdict=Verdict.ACCEPTED, level=level,
+            level_name=dict(LEVELS).get(level), median_ms=medians, rate=first.get("gflops"),
+            gflops=first.get("gflops"), percent_of_baseline=first.get("percent_of_baseline"),
+            submitted_at=f"2026-11-{10 + rank:02d}T{8 + rank:02d}:30:00+00:00", attempts=len(attempts),
+            submission_id=100 + rank, backend=backend, report=report))
+        history[user] = tuple(Attempt(f"2026-11-{1 + i:02d}T12:00:00+00:00", ms, Verdict[v])
+                              for i, (ms, v) in enumerate(attempts))
+    history["mallory"] = (Attempt("2026-11-03T09:00:00+00:00", None, Verdict.WRONG_ANSWER),)
+    return Board(
+        challenge="matmul", title="Matrix multiplication (FP32)", gpu="NVIDIA H200",
+        generated_at="2026-11-21T13:00:00+00:00", baseline_label="cuBLAS FP32", cases=tuple(CASES), revealed=False,
+        rate_label="GFLOP/s", levels=dict(LEVELS), entries=tuple(entries), history=history, students=None,
+        roster_size=0, practice_included=False)
+
+
+def with_entry(board: Board, index: int, **changes) -> Board:
+    """`board` with its ranked row at `index` changed."""
+    entries = list(board.entries)
+    entries[index] = dataclasses.replace(entries[index], **changes)
+    return dataclasses.replace(board, entries=tuple(entries))
 
 
 class _Tags(HTMLParser):
@@ -162,7 +167,7 @@ def _embedded_json(page: str):
 
 
 @pytest.fixture(scope="module")
-def board() -> dict:
+def board() -> Board:
     return make_board()
 
 
@@ -207,12 +212,12 @@ def test_complete_document(page, board):
 
 
 def test_every_user_and_case_appears(page, board):
-    for entry in board["entries"]:
-        assert f'<td class="user" data-sort="{escape(entry["user"])}">{escape(entry["user"])}' in page
+    for entry in board.entries:
+        assert f'<td class="user" data-sort="{escape(entry.user)}">{escape(entry.user)}' in page
     for case in CASES:
         assert escape(case) in page or case.split(" ")[0] in page
     rows = re.findall(r'<tr tabindex="0" data-index="(\d+)"', page)
-    assert rows == [str(i) for i in range(len(board["entries"]))]
+    assert rows == [str(i) for i in range(len(board.entries))]
 
 
 def test_table_cells(page, board):
@@ -270,27 +275,25 @@ def test_user_controlled_strings_are_text(page):
 
 def test_embedded_reports_round_trip(page, board):
     _, data = _embedded_json(page)
-    assert [item["user"] for item in data] == [e["user"] for e in board["entries"]]
-    assert [item["report"] for item in data] == [e["report"] for e in board["entries"]]
+    assert [item["user"] for item in data] == [e.user for e in board.entries]
+    assert [item["report"] for item in data] == [e.report for e in board.entries]
     assert data[3]["report"]["message"] == XSS_MESSAGE
     assert data[3]["report"]["<b>notes</b>"]["</script>"][2] == "\u2028line separator"
 
 
 def test_non_finite_numbers_and_odd_values_in_a_report():
     board = make_board()
-    report = board["entries"][0]["report"]
+    report = board.entries[0].report
     report["wall_s"], report["kernel_s"], report["odd"] = float("nan"), float("inf"), {"tuple": (1, 2), "set": {3}}
-    board["entries"][0]["gflops"] = float("nan")
-    _, data = _embedded_json(html.render(board))
+    _, data = _embedded_json(html.render(with_entry(board, 0, rate=float("nan"))))
     assert data[0]["report"]["wall_s"] is None and data[0]["report"]["kernel_s"] is None
     assert data[0]["report"]["odd"] == {"tuple": [1, 2], "set": "{3}"}
 
 
 def test_hostile_board_fields():
-    board = make_board()
-    board.update(title=XSS_USER, challenge='"><img src=x onerror=alert(4)>', gpu=XSS_MESSAGE,
-                 baseline_label="<b>cuBLAS</b>", cases=[f"{c} <i>" for c in CASES])
-    board["levels"][0]["name"] = "<svg onload=alert(5)>"
+    board = dataclasses.replace(make_board(), title=XSS_USER, challenge='"><img src=x onerror=alert(4)>',
+                                gpu=XSS_MESSAGE, baseline_label="<b>cuBLAS</b>", cases=tuple(f"{c} <i>" for c in CASES),
+                                levels={**dict(LEVELS), 1: "<svg onload=alert(5)>"})
     page = html.render(board)
     for raw in (XSS_USER, XSS_MESSAGE, "<img", "<b>", "<i>", "<svg onload"):
         assert raw not in page, raw
@@ -303,8 +306,8 @@ def test_level_distribution_chart(page, board):
     bars = re.findall(r'<rect class="bar" data-level="(\d+)" data-count="(\d+)"', svg)
     assert [int(level) for level, _ in bars] == list(range(0, 8))      # level 0 (below level 1) and 1..7
     counts = {int(level): int(count) for level, count in bars}
-    assert counts == {level: board["distribution"].get(str(level), 0) for level in range(8)}
-    assert sum(counts.values()) == len(board["entries"]) - 1           # erin has no timings
+    assert counts == {level: board.distribution.get(level, 0) for level in range(8)}
+    assert sum(counts.values()) == len(board.entries) - 1              # erin has no timings
     for level in range(1, 8):
         assert f'<g class="lvl-{level}">' in svg
     assert "(1 not timed, not shown)" in page
@@ -312,8 +315,8 @@ def test_level_distribution_chart(page, board):
 
 def test_history_chart(page, board):
     svg = _svg(page, "chart-history")
-    timed = [u for u, attempts in board["history"].items()
-             if any(a["median_ms"] is not None and a["verdict"] == "ACCEPTED" for a in attempts)]
+    timed = [u for u, attempts in board.history.items()
+             if any(a.median_ms is not None and a.verdict is Verdict.ACCEPTED for a in attempts)]
     assert len(timed) == 6 and "erin" not in timed and "mallory" not in timed
     assert svg.count("<polyline") == len(timed)
     users = re.findall(r'<g class="user-series" data-user="([^"]*)">', svg)
@@ -349,25 +352,23 @@ def test_empty_board():
     assert page.lstrip().lower().startswith("<!doctype html>") and page.rstrip().endswith("</html>")
     assert "No accepted submissions yet." in page
     assert 'id="board"' not in page and "application/json" not in page
-    bare = html.render({"challenge": "matmul", "entries": []})
-    assert "No accepted submissions yet." in bare and "<title>matmul — leaderboard</title>" in bare
+    untitled = html.render(dataclasses.replace(board, title=""))
+    assert "No accepted submissions yet." in untitled and "<title>matmul — leaderboard</title>" in untitled
 
 
 def test_render_does_not_modify_the_board(board):
     before = copy.deepcopy(board)
     html.render(board)
     assert board == before
-    assert not math.isnan(board["entries"][0]["median_ms"][CASES[0]])
+    assert not math.isnan(board.entries[0].median_ms[CASES[0]])
 
 
 def test_an_instructor_page_says_so_and_a_public_one_does_not(board):
     """`grader leaderboard --reveal` puts the secret seed and shapes in the reports; the page then says
-    it is not for students. A board without the key (an older board's JSON) is a public one."""
-    revealed = html.render(dict(board, revealed=True))
+    it is not for students."""
+    revealed = html.render(dataclasses.replace(board, revealed=True))
     assert 'id="revealed"' in revealed and "Do not publish this page" in revealed
-    for public in (html.render(dict(board, revealed=False)), html.render(board)):
-        assert 'id="revealed"' not in public
-    assert 'id="revealed"' not in html.render(dict(board, revealed="yes")), "only a real True reveals"
+    assert 'id="revealed"' not in html.render(board)
 
 
 def test_the_detail_view_writes_a_hidden_seed_as_secret(page):
@@ -382,27 +383,23 @@ def test_the_detail_view_writes_a_hidden_seed_as_secret(page):
 XSS_NAME = "<svg onload=alert(7)>"
 
 
-def _unranked(user: str, verdict: str | None, seed: int) -> dict:
+def _unranked(user: str, verdict: Verdict | None, seed: int) -> Standing:
     """A gradebook row below the ranking: nothing accepted (`verdict`, with its report) or no submission."""
-    report = None if verdict is None else _report(user, None, {}, seed=seed, verdict=verdict, message=f"{verdict} here")
-    return {"rank": None, "user": user, "status": "no submission" if verdict is None else "not accepted",
-            "best_verdict": verdict, "level": None, "level_name": None, "time_ms": None, "median_ms": {},
-            "rate": None, "percent_of_baseline": None, "attempts": 0 if verdict is None else 2, "late": False,
-            "practice": False, "submitted_at": None if verdict is None else "2026-11-04T10:00:00+00:00",
-            "submission_id": None if verdict is None else 300 + seed, "backend": None if verdict is None else "cuda",
-            "report": report}
+    if verdict is None:
+        return Standing(user, Status.NO_SUBMISSION, on_roster=True)
+    report = _report(user, None, {}, seed=seed, verdict=verdict.name, message=f"{verdict.name} here")
+    return Standing(user, Status.NOT_ACCEPTED, on_roster=True, verdict=verdict, attempts=2,
+                    submitted_at="2026-11-04T10:00:00+00:00", submission_id=300 + seed, backend="cuda", report=report)
 
 
-def make_gradebook(users: dict | None = None) -> dict:
-    """make_board's class as grader.leaderboard.board gives it now, with `students`: the ranked users
+def make_gradebook(users: dict | None = None) -> Board:
+    """make_board's class as grader.leaderboard.board gives it, with `students`: the ranked users
     (alice's run late), then two with nothing accepted (one named like a tag), then two with no submission."""
     board = make_board(users)
-    for entry in board["entries"]:
-        entry.update(late=entry["user"] == "alice", practice=False)
-    board["students"] = [dict(e, status="accepted", best_verdict="ACCEPTED") for e in board["entries"]] + [
-        _unranked("mallory", "WRONG_ANSWER", 1), _unranked(XSS_NAME, "COMPILE_ERROR", 2),
-        _unranked("nora", None, 3), _unranked("oscar", None, 4)]
-    return board
+    entries = tuple(dataclasses.replace(e, late=e.user == "alice") for e in board.entries)
+    unranked = (_unranked("mallory", Verdict.WRONG_ANSWER, 1), _unranked(XSS_NAME, Verdict.COMPILE_ERROR, 2),
+                _unranked("nora", None, 3), _unranked("oscar", None, 4))
+    return dataclasses.replace(board, entries=entries, students=entries + unranked)
 
 
 def _row_of(page: str, user: str) -> str:
@@ -415,7 +412,7 @@ def _row_of(page: str, user: str) -> str:
 def test_the_gradebook_page_lists_every_student():
     board = make_gradebook()
     page = html.render(board)
-    ranked = len(board["entries"])
+    ranked = len(board.entries)
     assert re.findall(r'<tr[^>]*data-index="(\d+)"', page) == [str(i) for i in range(ranked + 4)]
     assert re.findall(r'<tr tabindex="0" data-index="(\d+)"', page) == [str(i) for i in range(ranked + 2)]
     assert 'data-key="status"' in page and "2 not accepted · 2 no submission" in page
@@ -426,7 +423,7 @@ def test_the_gradebook_page_lists_every_student():
     assert ">accepted<" in _row_of(page, "carol") and '<span class="tag tag-late">late</span>' in _row_of(page, "alice")
     assert XSS_NAME not in page and str(escape(XSS_NAME)) in _row_of(page, XSS_NAME)
     _, reports = _embedded_json(page)
-    assert [item and item["user"] for item in reports] == [e["user"] for e in board["entries"]] + [
+    assert [item and item["user"] for item in reports] == [e.user for e in board.entries] + [
         "mallory", XSS_NAME, None, None]
     assert reports[ranked]["status"] == "WRONG_ANSWER" and reports[ranked]["report"]["verdict"] == "WRONG_ANSWER"
     assert "status" not in reports[0]
@@ -462,13 +459,11 @@ def test_a_live_page_may_fetch_itself_and_carries_the_board_stamp(board):
 
 def test_the_stamp_changes_with_the_board_and_not_with_the_clock():
     board = make_gradebook()
-    later = dict(board, generated_at="2026-11-22T08:00:00+00:00")
+    later = dataclasses.replace(board, generated_at="2026-11-22T08:00:00+00:00")
     assert html.stamp(later) == html.stamp(board) and re.fullmatch(r"[0-9a-f]{16}", html.stamp(board))
-    changed = copy.deepcopy(board)
-    changed["entries"][0]["median_ms"][CASES[0]] = 9.7
+    changed = with_entry(board, 0, median_ms={**board.entries[0].median_ms, CASES[0]: 9.7})
     assert html.stamp(changed) != html.stamp(board)
-    changed = copy.deepcopy(board)
-    changed["students"][-1] = _unranked("oscar", "RUNTIME_ERROR", 5)
+    changed = dataclasses.replace(board, students=(*board.students[:-1], _unranked("oscar", Verdict.RUNTIME_ERROR, 5)))
     assert html.stamp(changed) != html.stamp(board)
 
 
@@ -510,8 +505,9 @@ def _check_live_page(page, folder) -> None:
     button.click()  # by user, descending
     users = lambda: page.eval_on_selector_all("#board tbody tr", "rows => rows.map(r => r.cells[1].dataset.sort)")
     assert users() == sorted(users(), key=str.casefold, reverse=True)
-    changed = make_gradebook()
-    changed["students"][-2] = _unranked("nora", "RUNTIME_ERROR", 6)
+    gradebook = make_gradebook()
+    nora = _unranked("nora", Verdict.RUNTIME_ERROR, 6)
+    changed = dataclasses.replace(gradebook, students=(*gradebook.students[:-2], nora, gradebook.students[-1]))
     (folder / "board.html").write_text(html.render(changed, live=True), encoding="utf-8")
     page.locator("#live-note").filter(has_text=re.compile(r"^updated \d\d:\d\d:\d\d$")).wait_for(timeout=20000)
     assert row("nora").locator("td.status").inner_text() == "RUNTIME_ERROR"

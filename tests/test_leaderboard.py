@@ -22,7 +22,7 @@ from test_report import grade_report, perf
 
 
 
-def board(store, challenge, **options) -> dict:
+def board(store, challenge, **options) -> leaderboard.Board:
     """The board as its front ends make it: with the class's roster (the CLI's and the server's own)."""
     return leaderboard.board(store, challenge, on_roster=roster.students(store), **options)
 
@@ -52,14 +52,14 @@ def results(tmp_path):
 
 def test_best_accepted_run_per_user_ranked_by_time(results, matmul):
     data = board(results, matmul)
-    assert [e["user"] for e in data["entries"]][:4] == ["alice", "dave", "bob", "<script>alert(1)</script>"]
-    alice = data["entries"][0]
-    assert alice["rank"] == 1 and alice["attempts"] == 2 and alice["level"] == 5
-    assert alice["median_ms"] == {"leetgpu 8192×6144×4096": 9.0}
-    assert data["distribution"] == {"1": 1, "2": 1, "4": 2, "5": 1}
-    assert [a["median_ms"] for a in data["history"]["alice"]] == [20.0, 9.0]
-    assert data["history"]["carol"][0]["verdict"] == "WRONG_ANSWER"
-    assert data["gpu"] == "NVIDIA H200"
+    assert [e.user for e in data.entries][:4] == ["alice", "dave", "bob", "<script>alert(1)</script>"]
+    alice = data.entries[0]
+    assert alice.rank == 1 and alice.attempts == 2 and alice.level == 5
+    assert alice.median_ms == {"leetgpu 8192×6144×4096": 9.0}
+    assert data.distribution == {1: 1, 2: 1, 4: 2, 5: 1}
+    assert [a.median_ms for a in data.history["alice"]] == [20.0, 9.0]
+    assert data.history["carol"][0].verdict is Verdict.WRONG_ANSWER
+    assert data.gpu == "NVIDIA H200"
 
 
 def test_csv_for_the_gradebook(results, matmul):
@@ -83,7 +83,7 @@ def test_terminal_table_shows_names_as_text(results, matmul):
 def test_empty_board(tmp_path, matmul):
     with open_class(tmp_path / "r.sqlite3") as s:
         data = board(s, matmul)
-    assert data["entries"] == [] and data["gpu"] == "CPU emulator"
+    assert data.entries == () and data.gpu == "CPU emulator"
 
 
 def test_a_memory_bound_challenge_ranks_by_time_and_shows_gb_per_s(tmp_path):
@@ -97,7 +97,7 @@ def test_a_memory_bound_challenge_ranks_by_time_and_shows_gb_per_s(tmp_path):
     with open_class(tmp_path / "r.sqlite3") as s:
         s.record(run, "alice", "a.cu", text_source("a", "a.cu"), secret_seed=True)
         data = board(s, vector_add)
-    assert data["rate_label"] == "GB/s" and round(data["entries"][0]["rate"]) == 3660
+    assert data.rate_label == "GB/s" and round(data.entries[0].rate) == 3660
     console = Console(record=True, width=200)
     report.render_leaderboard(data, console)
     table = console.export_text()
@@ -130,48 +130,50 @@ def gradebook(tmp_path):
     s.close()
 
 
-def by_user(data: dict) -> dict[str, dict]:
-    return {row["user"]: row for row in data["students"]}
+def by_user(data: leaderboard.Board) -> dict[str, leaderboard.Standing]:
+    return {row.user: row for row in data.students}
 
 
 def test_the_gradebook_lists_every_student(gradebook, matmul):
     data = board(gradebook, matmul)
-    assert [row["user"] for row in data["students"]] == ["ann", "eve", "zed", "bea", "cal", "dan"]
-    assert [e["user"] for e in data["entries"]] == ["ann", "eve", "zed"]
-    assert data["roster_size"] == 5 and data["practice_included"] is False
+    assert [row.user for row in data.students] == ["ann", "eve", "zed", "bea", "cal", "dan"]
+    assert [e.user for e in data.entries] == ["ann", "eve", "zed"]
+    assert data.roster_size == 5 and data.practice_included is False
     rows = by_user(data)
-    assert [rows[u]["rank"] for u in ("ann", "eve", "zed", "bea", "cal", "dan")] == [1, 2, 3, None, None, None]
-    assert {u: rows[u]["status"] for u in rows} == {
-        "ann": "accepted", "eve": "accepted", "zed": "accepted", "bea": "not accepted", "cal": "no submission",
-        "dan": "no submission"}
-    assert rows["bea"]["best_verdict"] == "COMPILE_ERROR" and rows["bea"]["attempts"] == 2  # the latest run's verdict
-    assert rows["eve"]["late"] is True and rows["ann"]["late"] is False and rows["eve"]["time_ms"] == 12.0
-    assert rows["zed"]["on_roster"] is False and rows["ann"]["on_roster"] is True
-    assert rows["cal"] == rows["dan"] | {"user": "cal"} and rows["cal"]["report"] is None
-    assert rows["cal"]["best_verdict"] is None and rows["cal"]["attempts"] == 0
-    assert rows["bea"]["report"]["verdict"] == "COMPILE_ERROR" and rows["bea"]["submission_id"] is not None
-    assert set(rows["cal"]) == set(rows["ann"]) == set(rows["bea"])  # every row has every key
+    assert [rows[u].rank for u in ("ann", "eve", "zed", "bea", "cal", "dan")] == [1, 2, 3, None, None, None]
+    Status = leaderboard.Status
+    assert {u: rows[u].status for u in rows} == {
+        "ann": Status.ACCEPTED, "eve": Status.ACCEPTED, "zed": Status.ACCEPTED, "bea": Status.NOT_ACCEPTED,
+        "cal": Status.NO_SUBMISSION, "dan": Status.NO_SUBMISSION}
+    assert rows["bea"].verdict is Verdict.COMPILE_ERROR and rows["bea"].attempts == 2  # the latest run's verdict
+    assert rows["eve"].late is True and rows["ann"].late is False and rows["eve"].time_ms == 12.0
+    assert rows["zed"].on_roster is False and rows["ann"].on_roster is True
+    assert rows["cal"] == dataclasses.replace(rows["dan"], user="cal") and rows["cal"].report is None
+    assert rows["cal"].verdict is None and rows["cal"].attempts == 0
+    assert rows["bea"].report["verdict"] == "COMPILE_ERROR" and rows["bea"].submission_id is not None
+    json_rows = {row["user"]: row for row in data.to_json()["students"]}
+    assert set(json_rows["cal"]) == set(json_rows["ann"]) == set(json_rows["bea"])  # every row has every key
 
 
 def test_practice_runs_count_only_when_asked(gradebook, matmul):
     data = board(gradebook, matmul, include_practice=True)
     rows = by_user(data)
-    assert data["practice_included"] is True
-    assert [row["user"] for row in data["students"]] == ["dan", "ann", "eve", "zed", "bea", "cal"]
-    assert rows["dan"]["practice"] is True and rows["dan"]["rank"] == 1 and rows["ann"]["practice"] is False
-    assert [e["user"] for e in data["entries"]] == ["dan", "ann", "eve", "zed"]
+    assert data.practice_included is True
+    assert [row.user for row in data.students] == ["dan", "ann", "eve", "zed", "bea", "cal"]
+    assert rows["dan"].practice is True and rows["dan"].rank == 1 and rows["ann"].practice is False
+    assert [e.user for e in data.entries] == ["dan", "ann", "eve", "zed"]
 
 
 def test_a_secret_run_is_counted_before_a_faster_practice_run(gradebook, matmul):
     gradebook.record(timed(1.0, level=6), "ann", "x.cu", text_source("ann practice"), secret_seed=False)
     rows = by_user(board(gradebook, matmul, include_practice=True))
-    assert rows["ann"]["practice"] is False and rows["ann"]["median_ms"] == {"leetgpu 8192×6144×4096": 10.0}
-    assert rows["ann"]["attempts"] == 2
+    assert rows["ann"].practice is False and rows["ann"].median_ms == {"leetgpu 8192×6144×4096": 10.0}
+    assert rows["ann"].attempts == 2
 
 
-def gradebook_csv(data: dict) -> dict[str, dict[str, str]]:
+def gradebook_csv(data: leaderboard.Board) -> dict[str, dict[str, str]]:
     lines = list(csv.DictReader(io.StringIO(leaderboard.as_csv(data))))
-    assert len(lines) == len(data["students"])
+    assert len(lines) == len(data.students)
     return {line["user"]: line for line in lines}
 
 
@@ -197,15 +199,38 @@ def test_the_gradebook_csv_flags_practice_runs_when_they_count(gradebook, matmul
 
 
 def test_the_gradebook_json_carries_every_student(gradebook, matmul):
-    data = json.loads(json.dumps(board(gradebook, matmul)))
+    data = json.loads(json.dumps(board(gradebook, matmul).to_json()))
     assert [row["user"] for row in data["students"]] == ["ann", "eve", "zed", "bea", "cal", "dan"]
 
 
+def test_the_json_of_a_board_is_the_one_it_has_always_been(gradebook, matmul):
+    """Board.to_json is the wire format (`grader leaderboard --format json`, the class server's API): its
+    keys and their order are the same for every board, and a row with no submission has every key too."""
+    data = board(gradebook, matmul).to_json()
+    assert list(data) == ["challenge", "title", "gpu", "generated_at", "baseline_label", "cases", "revealed",
+                          "rate_label", "levels", "entries", "distribution", "history", "students", "roster_size",
+                          "practice_included"]
+    run = ["rank", "user", "verdict", "level", "level_name", "median_ms", "rate", "gflops", "gbps",
+           "percent_of_baseline", "submitted_at", "attempts", "submission_id", "backend", "late", "practice", "report"]
+    assert list(data["entries"][0]) == run and data["entries"][0]["verdict"] == "ACCEPTED"
+    rows = {row["user"]: row for row in data["students"]}
+    assert list(rows["bea"]) == run + ["status", "best_verdict", "time_ms", "on_roster"]
+    assert (rows["bea"]["status"], rows["bea"]["best_verdict"]) == ("not accepted", "COMPILE_ERROR")
+    assert list(rows["cal"]) == ["rank", "user", "verdict", "status", "best_verdict", "level", "level_name", "time_ms",
+                                 "median_ms", "rate", "gflops", "gbps", "percent_of_baseline", "attempts", "late",
+                                 "practice", "submitted_at", "submission_id", "backend", "report", "on_roster"]
+    assert data["history"]["bea"][-1] == {"submitted_at": rows["bea"]["submitted_at"], "median_ms": 5.0,
+                                          "verdict": "COMPILE_ERROR"}
+    assert data["distribution"] == {"2": 1, "3": 1, "4": 1}
+    public = board(gradebook, matmul).public().to_json()
+    assert "students" not in public and list(public) == [key for key in data if key != "students"]
+
+
 def test_a_roster_student_graded_on_another_gpu_has_no_submission_on_this_board(gradebook, matmul):
-    assert by_user(board(gradebook, matmul, gpu="NVIDIA B200"))["ann"]["status"] == "no submission"
+    assert by_user(board(gradebook, matmul, gpu="NVIDIA B200"))["ann"].status is leaderboard.Status.NO_SUBMISSION
 
 
-def narrow(data: dict) -> str:
+def narrow(data: leaderboard.Board) -> str:
     console = Console(width=80, record=True)
     report.render_leaderboard(data, console)
     return console.export_text()
@@ -241,7 +266,7 @@ def test_the_emulator_gradebook_drops_the_columns_it_cannot_fill(tmp_path, matmu
                  text_source("b"), True, late=True)
         data = board(s, matmul)
     text = narrow(data)
-    assert data["gpu"] == "CPU emulator" and max(map(len, text.splitlines())) <= 80, text
+    assert data.gpu == "CPU emulator" and max(map(len, text.splitlines())) <= 80, text
     for user in ROSTER:
         assert user in text
     header = next(line for line in text.splitlines() if "user" in line)

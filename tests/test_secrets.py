@@ -258,11 +258,11 @@ def accepted_secret() -> GradeReport:
                          output=f"printed M={SHAPES[0][0]}")
 
 
-def board_texts(data: dict) -> dict[str, str]:
+def board_texts(data: leaderboard.Board) -> dict[str, str]:
     console = Console(record=True, width=240)
     report.render_leaderboard(data, console)
-    return {"table": console.export_text(), "csv": leaderboard.as_csv(data), "json": json.dumps(data, indent=2),
-            "html": html.render(data)}
+    return {"table": console.export_text(), "csv": leaderboard.as_csv(data),
+            "json": json.dumps(data.to_json(), indent=2), "html": html.render(data)}
 
 
 @pytest.fixture
@@ -293,22 +293,22 @@ def test_a_report_marked_secret_is_stored_as_secret(tmp_path):
 
 def test_the_leaderboard_in_every_format_hides_them(class_db, matmul):
     data = leaderboard.board(class_db, matmul)
-    assert [e["user"] for e in data["entries"]] == ["alice", "bob"] and data["revealed"] is False
+    assert [e.user for e in data.entries] == ["alice", "bob"] and data.revealed is False
     for fmt, text in board_texts(data).items():
         assert_hidden(text, accepted_secret())
         assert "hidden case 3 (randomized)" in text or fmt in ("table", "csv"), fmt
-    for entry in data["entries"]:
-        assert entry["report"]["seed"] is None and entry["report"]["worker_output"] == ""
+    for entry in data.entries:
+        assert entry.report["seed"] is None and entry.report["worker_output"] == ""
     assert 'id="revealed"' not in board_texts(data)["html"]
 
 
 def test_reveal_gives_the_instructor_every_report_as_stored(class_db, matmul):
     data = leaderboard.board(class_db, matmul, reveal=True)
-    assert data["revealed"] is True
+    assert data.revealed is True
     for fmt in ("json", "html"):
         assert_shown(board_texts(data)[fmt], accepted_secret())
     assert 'id="revealed"' in board_texts(data)["html"]
-    assert data["entries"][0]["report"] == to_json(accepted_secret())
+    assert data.entries[0].report == to_json(accepted_secret())
 
 
 def invoke(*args: str):
@@ -375,7 +375,7 @@ def test_emulated_runs_stored_and_ranked_say_nothing_of_their_shapes(emulated, m
             s.record(secret, user, tmp_path / "x.cu", text_source(user), secret_seed=True)
         data = leaderboard.board(s, matmul)
         revealed = leaderboard.board(s, matmul, reveal=True)
-    assert [e["user"] for e in data["entries"]] == ["1_naive"]
+    assert [e.user for e in data.entries] == ["1_naive"]
     naive = emulated["1_naive"]
     for text in board_texts(data).values():
         assert_hidden(text, naive, _public_dims(matmul))

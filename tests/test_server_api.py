@@ -365,7 +365,7 @@ def test_a_grader_failure_on_the_server_is_graded_again_and_only_then_kept_as_th
         assert always.tries == dispatch.GRADER_ERROR_TRIES and run.verdict is Verdict.GRADER_ERROR
         assert "not a judgement of the submission" in run.report["message"]
         board = leaderboard.board(store, spec.load(cli.DEFAULT_CHALLENGES, "matmul"), include_practice=True)
-    assert "bob" not in board["history"], "the grader's failure is not an attempt of bob's"
+    assert "bob" not in board.history, "the grader's failure is not an attempt of bob's"
     answer = make_client(db).get(f"/api/submissions/{given_up}",
                                  headers={"Authorization": f"Bearer {tokens['bob']}"}).json()
     assert answer["verdict"] == "GRADER_ERROR" and answer["exit_code"] == 70, "the client exits as the grader's failure"

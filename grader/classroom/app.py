@@ -52,15 +52,15 @@ def api_routes(server: Server) -> list[Route]:
         return _json(server.submission(who, submission_id(request.path_params["id"])).to_json())
 
     def get_board(request: Request) -> Response:
-        return _json(server.board(request.path_params["slug"], public=True))
+        return _json(server.board(request.path_params["slug"], public=True).to_json())
 
     def get_gradebook(request: Request) -> Response:
         server.require(request, Role.INSTRUCTOR)
-        data = server.board(request.path_params["slug"])
+        board = server.board(request.path_params["slug"])
         if request.query_params.get("format") == "csv":
-            return PlainTextResponse(boards.as_csv(data), media_type="text/csv",
-                                     headers={"Content-Disposition": f'attachment; filename="{data["challenge"]}.csv"'})
-        return _json(data)
+            return PlainTextResponse(boards.as_csv(board), media_type="text/csv",
+                                     headers={"Content-Disposition": f'attachment; filename="{board.challenge}.csv"'})
+        return _json(board.to_json())
 
     def me(request: Request) -> Response:
         who = server.require(request)

@@ -36,6 +36,7 @@ from grader.classroom import queue, roster
 from grader.classroom.dispatch import REPORT_WIDTH
 from grader.classroom.server import COOKIE, ApiError, submission_id
 from grader.classroom.roster import Person, Role
+from grader.leaderboard import Board
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "classroom"
 GRADER_NAME = "cuda-grader"
@@ -98,7 +99,7 @@ def _page(template: str, status: int = 200, script: str | None = None, **context
     return HTMLResponse(body, status_code=status, headers=_headers(POLICY.format(script=source)))
 
 
-def _board_page(board: dict, banner: Markup) -> HTMLResponse:
+def _board_page(board: Board, banner: Markup) -> HTMLResponse:
     """grader.html's live leaderboard, its policy (its <meta>) also sent as the header, with
     frame-ancestors (which a <meta> policy cannot carry); `banner` goes first in its <body>."""
     page = boards_html.render(board, live=True)
@@ -228,7 +229,7 @@ class _Pages:
             raise ApiError(403, "the gradebook is the instructor's", "students see the leaderboard: "
                              f"/leaderboard/{request.path_params['slug']}")
         board = self.server.board(request.path_params["slug"])
-        csv = f"/api/gradebook/{board['challenge']}?format=csv"
+        csv = f"/api/gradebook/{board.challenge}?format=csv"
         return _board_page(board, _banner([("/", "class server"), (csv, "download the gradebook (CSV)")],
                                           "Gradebook"))
 

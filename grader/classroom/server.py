@@ -153,10 +153,11 @@ class Server:
             run.level if run else None, int(exitcodes.for_verdict(verdict)) if verdict else None, report,
             report_text, full)
 
-    def board(self, slug: str, public: bool = False) -> dict:
+    def board(self, slug: str, public: bool = False) -> boards.Board:
         """The board (grader.leaderboard.board), made again only when a run or the roster changed: a class
         polling the live page would otherwise have every report parsed many times a second. `public`: the
-        leaderboard without the gradebook's rows (the whole roster, who failed), which are the instructor's."""
+        leaderboard without the gradebook's rows (the whole roster, who failed), which are the instructor's
+        (Board.public)."""
         challenge = self.challenge(slug)
         store = self.store()
         key = (slug, *store.db.execute("SELECT MAX(id), COUNT(*) FROM runs").fetchone(),
@@ -167,8 +168,8 @@ class Server:
             cached = (key, boards.board(store, challenge, on_roster=roster.students(store)))
             with self.boards_lock:
                 self.boards[slug] = cached
-        data = cached[1]
-        return {k: v for k, v in data.items() if k != "students"} if public else dict(data)
+        board = cached[1]
+        return board.public() if public else board
 
 
 def _refusal(refused: queue.Refused) -> ApiError:

@@ -58,21 +58,21 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
 
     challenge = spec.load(challenges_dir, slug)
     with schema.open_class(db, create=False) as results:  # a batch's database gets the (empty) roster's tables
-        data = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
-                            on_roster=roster.students(results))
+        board = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
+                             on_roster=roster.students(results))
     if fmt == "table" and output is None:
-        report.render_leaderboard(data, terminal.out)
+        report.render_leaderboard(board, terminal.out)
         return
     if fmt == "html":
         from grader import html
-        text = html.render(data)
+        text = html.render(board)
     elif fmt == "json":
-        text = json.dumps(data, indent=2)
+        text = json.dumps(board.to_json(), indent=2)
     elif fmt == "csv":
-        text = boards.as_csv(data)
+        text = boards.as_csv(board)
     else:
         console = report.Console(record=True, width=160, file=open(os.devnull, "w"))
-        report.render_leaderboard(data, console)
+        report.render_leaderboard(board, console)
         text = console.export_text()
     if output is None:
         click.echo(text, nl=False)
