@@ -11,7 +11,9 @@ Each file is read once, when it is found: that text is what is graded and stored
 what a later batch compares. Each is graded against the challenge `--challenge` names, else the one
 whose `solve` signature it has (as `grader run` chooses, grader.signature); a file whose signature
 names no challenge, or several, is graded against none and said so: a guess would grade it as the
-wrong challenge. A student's source graded before (same hash, grader version and GPU,
+wrong challenge. Each file is graded with a seed of its own, derived from the class's secret seed, the
+student and the file's hash (grader.seeds.for_source): a changed file draws fresh hidden shapes, the same
+file the same ones. A student's source graded before (same hash, grader version and GPU,
 with the secret seed) is skipped, so a batch that was stopped resumes where it stopped. A batch never
 stops on one student's file: if the grader itself fails on it, the failure is recorded against that
 student and the batch goes on.
@@ -20,6 +22,7 @@ student and the batch goes on.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import os
 import secrets
 import time
@@ -29,7 +32,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from grader import __version__, job, pipeline, signature, source as sources
+from grader import __version__, job, pipeline, seeds, signature, source as sources
 from grader.errors import UsageError
 from grader.inert import visible
 from grader.results import GradeReport
@@ -251,7 +254,9 @@ def secret_seed(db_path: Path) -> int:
 def grade_all(jobs, engine, store: Store, options: pipeline.Options, progress=None) -> Summary:
     """Grade (with placement, where there is a ladder) and store each (submission, challenge) of `jobs`
     (`Plan.jobs`) not graded before, as many at once as the engine has slots (grader.engines:
-    this process, a process per GPU, or Ray tasks); each report is stored as soon as it comes back."""
+    this process, a process per GPU, or Ray tasks); each report is stored as soon as it comes back.
+    `options.seed` is the class's secret seed where `options.secret`: each file is graded with its own
+    seed derived from it (`options_for`)."""
     from grader.engines import Task, fingerprint
 
     summary = Summary()
@@ -271,20 +276,30 @@ def grade_all(jobs, engine, store: Store, options: pipeline.Options, progress=No
         while todo and len(out) < engine.slots:
             index = todo.pop(0)
             sub, challenge = jobs[index]
+            own = options_for(sub, options)
             if sub.unreadable is not None:
                 _keep(summary, store, sub, pipeline.unreadable(sub.unreadable, sub.source.display_path, challenge,
-                                                                engine.environment, options), progress)
+                                                                engine.environment, own), progress)
                 continue
-            task = Task(index, sub.source, challenge.slug, options.seed, options.secret,
-                        fingerprint=marks[challenge.slug])
+            task = Task(index, sub.source, challenge.slug, own.seed, own.secret, fingerprint=marks[challenge.slug])
             out[engine.submit(task)] = (sub, challenge, time.perf_counter())
         if out:
             done, _ = concurrent.futures.wait(out, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in done:
                 sub, challenge, started = out.pop(future)
-                report = _report_of(future.result(), sub, challenge, engine.environment, options, summary, started)
+                report = _report_of(future.result(), sub, challenge, engine.environment, options_for(sub, options),
+                                    summary, started)
                 _keep(summary, store, sub, report, progress)
     return summary
+
+
+def options_for(sub: Submission, options: pipeline.Options) -> pipeline.Options:
+    """How one file of the batch is graded: with its own seed (grader.seeds.for_source) where the batch's
+    is the class's secret seed, so that no two sources share hidden shapes and the same source (graded
+    again after a grader failure, or by a newer grader) draws the same ones."""
+    if not options.secret:
+        return options
+    return dataclasses.replace(options, seed=seeds.for_source(options.seed, sub.user, sub.source.sha256))
 
 
 def _advance(progress, sub: Submission) -> None:

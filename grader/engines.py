@@ -8,8 +8,9 @@ hands back an `Outcome`; the dispatcher (the server) or the batch keeps what com
   on the emulator), on a local Ray instance or a cluster. A node whose grader or challenge differs from
   the server's is refused, by a probe on every node when the engine starts and by every task itself.
 
-Grading processes never touch the results database: the secret seed reaches them inside the task,
-and only the process that owns the database keeps reports.
+Grading processes never touch the results database: each job's seed reaches them inside the task
+(a secret run's derived from the class's secret seed by the caller, grader.seeds: the class's seed
+itself never leaves the process that owns the database), and only that process keeps reports.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Task:
     source: Source
     challenge: str
     seed: int
+    """The job's own seed: for a secret run, derived for this submission from the class's (grader.seeds)."""
     secret: bool
     grader_version: str = __version__
     fingerprint: str | None = None

@@ -1,4 +1,6 @@
-"""The leaderboard as one static, self-contained HTML page: `render(board)` for a `grader.leaderboard.Board`.
+"""The leaderboard as one static, self-contained HTML page: `render(board)` for a `grader.leaderboard.Board`
+(the instructor's gradebook, every student with their report) or a `PublicBoard` (what anyone may see: the
+ranked students' rank, name, level and times, with no report, attempt or other student behind them).
 
 Everything in the board is data, never markup. The template is rendered with autoescape; the two
 charts are computed here as plain geometry and drawn as SVG by the template, so their text is
@@ -28,7 +30,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from grader.leaderboard import Attempt, Board, Standing, Status
+from grader.leaderboard import Attempt, Board, PublicBoard, Ranked, Standing, Status
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE = "leaderboard.html.j2"
@@ -46,17 +48,18 @@ LIVE_POLL_S = 3
 """How often a live page asks its server whether the board changed."""
 
 
-def render(board: Board, live: bool = False) -> str:
-    """The complete HTML document for a leaderboard (`grader.leaderboard.board` makes it). The
-    reports are shown as the board carries them: the board has already hidden a secret run's seed and
-    randomized shapes, unless it was made with `reveal` (then the page says it is the instructor's).
+def render(board: Board | PublicBoard, live: bool = False) -> str:
+    """The complete HTML document for a leaderboard (`grader.leaderboard.board` makes it, and
+    `Board.public` what anyone may see of it). A gradebook's reports are shown as the board carries them:
+    the board has already hidden a secret run's seed and randomized shapes, unless it was made with
+    `reveal` (then the page says it is the instructor's); a public board has none to show.
     `live`: a page served by the class server, which refreshes itself (see the module docstring)."""
-    view = _view(board)
+    view = _public_view(board) if isinstance(board, PublicBoard) else _view(board)
     view.update(live=live, stamp=stamp(board) if live else "", poll_ms=LIVE_POLL_S * 1000)
     return _env().get_template(TEMPLATE).render(**view)
 
 
-def stamp(board: Board) -> str:
+def stamp(board: Board | PublicBoard) -> str:
     """A short fingerprint of what the board shows, `generated_at` aside (each render has a new one):
     a live page swaps in the new board when the stamp changes, and only then."""
     shown = {key: value for key, value in board.to_json().items() if key != "generated_at"}
@@ -202,6 +205,7 @@ def _view(board: Board) -> dict:
     reports = [row.pop("item") for row in entries + others]  # aligned with the rows' data-index
     untimed = sum(1 for e in entries if e["level"] is None)
     return {
+        "public": False,
         "challenge": board.challenge,
         "title": board.title or board.challenge,
         "gpu": board.gpu,
@@ -225,13 +229,38 @@ def _view(board: Board) -> dict:
     }
 
 
+def _public_view(board: PublicBoard) -> dict:
+    """The view of a public board: the ranking's columns (rank, user, level, each case's time) and the
+    levels chart, which the ranked levels alone make; no report, attempt, date or other student to show."""
+    cases = list(board.cases)
+    entries = [_ranked_row(index, e, cases) for index, e in enumerate(board.entries)]
+    return {
+        "public": True, "challenge": board.challenge, "title": board.title or board.challenge, "gpu": board.gpu,
+        "generated_at": board.generated_at, "baseline_label": "", "rate_label": "", "rate_field": "",
+        "has_baseline": False, "revealed": False, "cases": [_case_header(c) for c in cases],
+        "levels": [{"level": number, "name": name} for number, name in board.levels.items()],
+        "entries": entries, "others": [], "failing": 0, "reports": [],
+        "untimed": sum(1 for e in entries if e["level"] is None), "attempts_total": 0, "users_total": 0,
+        "distribution": _distribution_chart(board.distribution, board.levels),
+        "history": {"series": [], "skipped": 0, "case": None},
+    }
+
+
+def _ranked_row(index: int, e: Ranked, cases: list[str]) -> dict:
+    """A public board's row: what the table shows of a ranked student, nothing to click."""
+    return {"index": index, "rank": e.rank, "user": e.user, "level": e.level, "level_name": e.level_name or "",
+            "medians": [e.median_ms.get(case) for case in cases], "backend": "", "late": False, "practice": False,
+            "status": Status.ACCEPTED, "status_order": STATUS_ORDER[Status.ACCEPTED], "status_text": "accepted",
+            "clickable": False}
+
+
 STATUS_ORDER = {Status.ACCEPTED: 0, Status.NOT_ACCEPTED: 1, Status.NO_SUBMISSION: 2}
 
 
 def _unranked(board: Board) -> list[Standing]:
-    """The gradebook's rows below the ranking (`students` of a board, where it has them): students with
-    nothing accepted, then those with no submission, in the board's order."""
-    return [s for s in board.students or () if s.status is not Status.ACCEPTED]
+    """The gradebook's rows below the ranking: students with nothing accepted, then those with no
+    submission, in the board's order."""
+    return [s for s in board.students if s.status is not Status.ACCEPTED]
 
 
 def _row(index: int, e: Standing, cases: list[str]) -> dict:

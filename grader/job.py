@@ -51,12 +51,13 @@ def grade_job(job: Job, backend: Backend, progress: pipeline.Progress | None = N
 
 def with_placement(report: GradeReport, challenge: Challenge, backend: Backend, options: pipeline.Options,
                    progress: pipeline.Progress) -> GradeReport:
-    """The report with its level: the ladder from the cache, or measured now (and cached)."""
+    """The report with its level: the ladder from the cache, or measured now (and cached) with the ladder's
+    own public seed, not this run's: the ladder serves every later run alike."""
     from grader import ladder, place
 
     measured = ladder.load(options.cache_dir, challenge, backend.environment())
     if measured is None:
-        measured = ladder.measure(challenge, backend, options.cache_dir, options.seed, progress, options.timing_budget_s)
+        measured = ladder.measure(challenge, backend, options.cache_dir, ladder.SEED, progress, options.timing_budget_s)
     submission_ms = {p.label: p.stats.median_ms for p in report.performance if p.stats}
     placement = place.place(submission_ms, measured.measured(), challenge.levels, challenge.performance)
     return dataclasses.replace(report, placement=placement)
@@ -72,7 +73,7 @@ class Keeping:
     user: str
     source_path: str
     secret_seed: bool
-    """Graded with the class's secret seed (a batch, the server): counted on the class leaderboard."""
+    """Graded with a secret seed (derived from the class's: a batch, the server): counted on the class leaderboard."""
     submission_id: int | None = None
     """The class server's queued submission this run grades (at most one run per submission)."""
     late: bool = False

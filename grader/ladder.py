@@ -29,6 +29,10 @@ precision is plenty. The repetition rules are the submission's (stop at 0.5% sta
 calls, at least 3 calls of even the slowest kernel); the levels reach that error within their 10 calls
 (the naive kernel's medians repeat within 0.08% across processes, docs/benchmarks.md), so the shorter
 budget rarely binds."""
+SEED = 1
+"""The seed a ladder is measured with wherever it is measured (`grader levels`, or the first placement
+that needs it): a public one, since the cached ladder is the same for every run that reads it, whoever's
+seed that run was graded with, and a class's secret seed must not reach a file it outlives."""
 
 
 class RungStatus(str, enum.Enum):

@@ -5,9 +5,12 @@ Timed runs rank by the geometric mean of their median times over the performance
 without timings (the CPU emulator) come after them, earliest first. The board is a value (`Board`,
 made by `board`), rendered by the terminal table, CSV, the HTML page, or as JSON (`Board.to_json`).
 
-The board is published (to the class, on a web page), so each entry's report is the public view of
-a secret run (grader.results.public_json): no seed, no randomized shapes. `reveal=True` gives the
-reports as stored, for the instructor, who owns the database anyway.
+Two audiences. The instructor's `Board` is the gradebook: every student, each with their counted run's
+report as a student may see it (a secret run's public view, grader.results.public_json: no seed, no
+randomized shapes, no build record), every user's attempts and the roster's size; `reveal=True` gives the
+reports as stored, for the instructor, who owns the database anyway. What anyone may see is
+`Board.public()`, a `PublicBoard`: the ranked students' rank, name, level and times, built from those
+fields alone, so nothing added to the gradebook reaches it unless it is added there.
 """
 
 from __future__ import annotations
@@ -133,25 +136,26 @@ class Board:
     """The ranking: the best accepted run per user, best first."""
     history: Mapping[str, tuple[Attempt, ...]]
     """Every user's runs, in the order they were graded."""
-    students: tuple[Standing, ...] | None
-    """The gradebook (`_students`); None on the public board (`public`), which is the ranking only."""
+    students: tuple[Standing, ...]
+    """The gradebook (`_students`): every student, ranked or not."""
     roster_size: int
     practice_included: bool
 
     @property
     def distribution(self) -> dict[int, int]:
         """How many ranked users reached each level (untimed ones have none), by level."""
-        return dict(sorted(Counter(e.level for e in self.entries if e.level is not None).items()))
+        return _distribution(self.entries)
 
-    def public(self) -> Board:
-        """The board for anyone to see: without the gradebook (the whole roster, who failed), which is the
+    def public(self) -> PublicBoard:
+        """The board for anyone to see (`PublicBoard`): the ranked students' rank, name, level and times,
+        picked one by one. The rest (who failed or never submitted, attempts, reports, the roster) is the
         instructor's."""
-        return dataclasses.replace(self, students=None)
+        return PublicBoard(self.challenge, self.title, self.gpu, self.generated_at, self.cases, self.levels,
+                           tuple(Ranked(e.rank, e.user, e.level, e.level_name, dict(e.median_ms)) for e in self.entries))
 
     def to_json(self) -> dict:
-        """The board as JSON (`grader leaderboard --format json`, the class server's API): verdicts and
-        statuses by name; the public board has no `students` at all, not an empty list."""
-        gradebook = {} if self.students is None else {"students": [s.to_json() for s in self.students]}
+        """The gradebook as JSON (`grader leaderboard --format json --reveal`, the class server's gradebook
+        API): verdicts and statuses by name."""
         return {
             "challenge": self.challenge, "title": self.title, "gpu": self.gpu, "generated_at": self.generated_at,
             "baseline_label": self.baseline_label, "cases": list(self.cases), "revealed": self.revealed,
@@ -160,7 +164,67 @@ class Board:
             "entries": [e.entry_json() for e in self.entries],
             "distribution": {str(level): count for level, count in self.distribution.items()},
             "history": {user: [a.to_json() for a in attempts] for user, attempts in self.history.items()},
-            **gradebook, "roster_size": self.roster_size, "practice_included": self.practice_included,
+            "students": [s.to_json() for s in self.students], "roster_size": self.roster_size,
+            "practice_included": self.practice_included,
+        }
+
+
+def _distribution(entries) -> dict[int, int]:
+    return dict(sorted(Counter(e.level for e in entries if e.level is not None).items()))
+
+
+@dataclasses.dataclass(frozen=True)
+class Ranked:
+    """A ranked student as anyone may see them: rank, name, level and times, and nothing else of their run."""
+
+    rank: int
+    user: str
+    level: int | None
+    """None: graded on the CPU emulator, which cannot time a kernel or place it."""
+    level_name: str | None
+    median_ms: Mapping[str, float]
+    """The median time of each performance case (public shapes), by case label."""
+
+    @property
+    def time_ms(self) -> float | None:
+        """The figure the ranking sorts by: the geometric mean of the median times (None: untimed)."""
+        return _geomean(self.median_ms)
+
+    def to_json(self) -> dict:
+        return {"rank": self.rank, "user": self.user, "level": self.level, "level_name": self.level_name,
+                "median_ms": dict(self.median_ms), "time_ms": self.time_ms}
+
+
+@dataclasses.dataclass(frozen=True)
+class PublicBoard:
+    """The leaderboard as anyone may see it (`Board.public`: the class server's /leaderboard page and API,
+    `grader leaderboard --format html|json` without --reveal): the challenge, and its ranked students
+    (`Ranked`). No student who failed or never submitted, no attempts or history, no roster size, no
+    report, no path: nothing of the gradebook that is not named here."""
+
+    challenge: str
+    title: str
+    gpu: str
+    """The GPU the times are from, or "CPU emulator"."""
+    generated_at: str
+    cases: tuple[str, ...]
+    """The performance cases' labels: the keys of each entry's `median_ms`."""
+    levels: Mapping[int, str]
+    """The challenge's levels: number to name."""
+    entries: tuple[Ranked, ...]
+
+    @property
+    def distribution(self) -> dict[int, int]:
+        """How many ranked users reached each level (untimed ones have none), by level."""
+        return _distribution(self.entries)
+
+    def to_json(self) -> dict:
+        return {
+            "challenge": self.challenge, "title": self.title, "gpu": self.gpu, "generated_at": self.generated_at,
+            "cases": list(self.cases),
+            "levels": [{"level": number, "name": name} for number, name in self.levels.items()],
+            "entries": [e.to_json() for e in self.entries],
+            "distribution": {str(level): count for level, count in self.distribution.items()},
         }
 
 

@@ -49,8 +49,9 @@ class Options:
     """Check each performance shape again on fresh inputs after timing, against answers replayed from
     a cache. The ladder turns it off: its levels are the project's own files, not hostile code."""
     secret: bool = False
-    """`seed` is the class's secret seed (`grader grade`): the report is marked secret, and what
-    students see of it hides the seed and the randomized shapes (grader.results.public)."""
+    """`seed` is a class's secret one (the class server's and `grader grade`'s, derived per submission
+    from the class's secret seed: grader.seeds): the report is marked secret, and what students see of it
+    hides the seed, the randomized cases and whatever grew with them (grader.results.public)."""
 
 
 class Progress(Protocol):
@@ -313,7 +314,9 @@ def _waited_too_long(state: _Run, reply: run.Reply) -> bool:
 
 
 def _waiting_message(state: _Run) -> str:
-    return (f"the submission's calls spent {state.waited_s:.3g} s waiting (sleeping or blocked: its worker used under "
+    """In a secret run the total is not stated: it sums the waits of every case so far, hidden ones included."""
+    spent = "too long" if state.options.secret else f"{state.waited_s:.3g} s"
+    return (f"the submission's calls spent {spent} waiting (sleeping or blocked: its worker used under "
             f"{WAITING_CPU_FRACTION:.0%} of a CPU meanwhile), more than the {state.challenge.limits.job_s:g} s a job may "
             "spend waiting in emulation, where every kernel computes on the CPU; the worker was stopped")
 
@@ -322,8 +325,10 @@ def _call_failure(reply: run.Reply, timeout: _Timeout, secret: bool = False) -> 
     if reply.outcome is run.Outcome.OK:
         return _leftovers(reply.data)
     if reply.outcome is run.Outcome.TIMEOUT and timeout.job is not None:
-        return Verdict.TIMEOUT, _job_overrun(timeout.job, secret, f"the call in flight was stopped after {reply.seconds:.3g} s, "
-                                                          "and the worker with it")
+        # how long the call had left is the bound less the time every case before it took, hidden ones included
+        after = "" if secret else f" after {reply.seconds:.3g} s"
+        return Verdict.TIMEOUT, _job_overrun(timeout.job, secret, f"the call in flight was stopped{after}, and the "
+                                                                  "worker with it")
     if reply.outcome is run.Outcome.TIMEOUT:
         limit = timeout.limit
         return Verdict.TIMEOUT, (f"the call did not finish within {limit.seconds:.3g} s, {limit.why}: an endless "

@@ -20,7 +20,7 @@ from grader.build import BuildStatus
 from grader.inert import visible
 from grader.leaderboard import Board, Standing, Status
 from grader.ladder import RungStatus
-from grader.results import CaseKind, GradeReport, Mode, public, shape_text, to_json
+from grader.results import CaseKind, GradeReport, Mode, public, shape_text, shown_json, to_json
 from grader.timing import TimedBy
 from grader.verdict import HELP, Verdict
 
@@ -28,14 +28,15 @@ VERDICT_STYLE = {Verdict.ACCEPTED: "bold green", Verdict.SKIPPED: "dim"}
 DIAGNOSTICS_SHOWN = 8
 OUTPUT_SHOWN_CHARS = 2000
 MESSAGE_SHOWN_CHARS = 8000
-SECRET_NOTE = ("graded with the class's secret seed: the randomized cases are shown by number, with their "
-               "verdict and error size, and without their shapes")
-REVEALED_NOTE = "graded with the class's secret seed, shown in full (instructor view: not for students)"
+SECRET_NOTE = ("graded with a secret seed of its own: the randomized cases are shown by number and verdict only, "
+               "and nothing that grows with their shapes (times, what the submission printed) is shown")
+REVEALED_NOTE = "graded with a secret seed, shown in full (instructor view: not for students)"
 
 
 def as_json(report: GradeReport, reveal: bool = False) -> str:
-    """The report as JSON; a secret run's as a student may see it, unless `reveal` (the instructor)."""
-    return json.dumps(to_json(report if reveal else public(report)), indent=2)
+    """The report as JSON; a secret run's as a student may see it (its public fields only), unless `reveal`
+    (the instructor)."""
+    return json.dumps(to_json(report) if reveal else shown_json(report), indent=2)
 
 
 def render(report: GradeReport, console: Console, reveal: bool = False) -> None:
@@ -203,7 +204,9 @@ def _verdict_panel(r: GradeReport) -> Panel:
         parts.append(Text(visible(r.message, MESSAGE_SHOWN_CHARS)))
     if r.build and r.build.diagnostics and not r.cases and r.verdict is Verdict.COMPILE_ERROR:
         parts.append(Text("fix the first error above and run again", style="dim"))
-    timing = f"graded in {r.wall_s:.1f} s, {r.kernel_s:.2f} s of it inside {escape('solve')}"
+    timing = "graded" if r.wall_s is None else f"graded in {r.wall_s:.1f} s"  # None: a secret run's public view
+    if r.kernel_s is not None:
+        timing += f", {r.kernel_s:.2f} s of it inside {escape('solve')}"
     if r.environment.backend == "emulator":
         timing += (" · emulated on the CPU: correctness only (every case run with threads in forward and "
                    f"reversed order){_untimed_text(r)}; no timings, no level placement")
@@ -367,12 +370,11 @@ def _names_line(label: Text, users: list[str]) -> Text:
 
 
 def render_leaderboard(board: Board, console: Console) -> None:
-    """The gradebook: every student, one line each (`students`; the public board, without it, its ranked
-    entries). A table wider than the terminal squeezes its cells into columns of fragments, so the
-    figures shown are the most that fit: the per-case times, else their geometric mean, then fewer
-    figures, none where no run has timings (the CPU emulator cannot time, place or rate a kernel);
-    the last columns are written shorter before a figure is dropped."""
-    rows = board.entries if board.students is None else board.students
+    """The gradebook: every student, one line each (`students`). A table wider than the terminal squeezes
+    its cells into columns of fragments, so the figures shown are the most that fit: the per-case times,
+    else their geometric mean, then fewer figures, none where no run has timings (the CPU emulator cannot
+    time, place or rate a kernel); the last columns are written shorter before a figure is dropped."""
+    rows = board.students
     ranked = sum(1 for row in rows if row.rank is not None)
     title = f"{board.title} · {board.gpu} · {ranked} of {len(rows)} students ranked"
     table = _fitting(console, [_board_table(title, plan, rows) for plan in _board_plans(board, rows)])

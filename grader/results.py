@@ -4,10 +4,12 @@
 A run graded with a class's secret seed is `secret`: its randomized shapes, drawn from that seed,
 are what a student cannot tune a kernel for, so they (and the seed) stay with the instructor.
 `public` (for a GradeReport) and `public_json` (for a report as stored) give what a student or the
-public may see of such a run: no seed, no randomized shapes, the randomized cases as "hidden case N
-(randomized)" with their verdict and error size, and a message composed from the first failing case's
-public form (never by reading the private message). The store keeps everything; the redaction happens
-where output is made.
+public may see of such a run, built from an allow-list (`PUBLIC_REPORT`: a field is shown only where it
+is named), not by removing what is known to be secret from the whole: no seed, the randomized cases as
+"hidden case N (randomized)" with their verdict only, nothing that grows with their shapes (wall time,
+time inside solve, the emulator's job bound, the submission's output), no build record beyond the
+student's own diagnostics, and a message composed from the first failing case's public form (never by
+reading the private message). The store keeps everything; the view is made where output is made.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import enum
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from grader.build import BuildResult
 from grader.check import Comparison
@@ -53,8 +55,7 @@ class CaseResult:
     dims: dict[str, int]
     verdict: Verdict
     message: str = ""
-    comparisons: tuple[Comparison | ErrorSize, ...] = ()
-    """ErrorSize in the public view of a secret run's randomized case."""
+    comparisons: tuple[Comparison, ...] = ()
     call_s: float | None = None
 
 
@@ -158,16 +159,19 @@ class GradeReport:
     environment: Any
     baseline_label: str | None
     grader_version: str
-    wall_s: float
-    kernel_s: float
-    """Wall time spent inside the submission's calls (timed and untimed), as the grader saw it."""
+    wall_s: float | None
+    """None in a public view of a secret run (it grows with the hidden shapes)."""
+    kernel_s: float | None
+    """Wall time spent inside the submission's calls (timed and untimed), as the grader saw it; None in a
+    public view of a secret run."""
     worker_output: str = ""
     placement: Any = None
     """Where the submission stands on the reference ladder (grader.place.Placement), when measured."""
     sanitizer: tuple | None = None
     """compute-sanitizer findings (grader.sanitize.Finding) with --sanitize; () when it found nothing."""
     secret: bool = False
-    """Graded with the class's secret seed (`grader grade`): shown to students only through `public`."""
+    """Graded with a seed derived from the class's secret seed (the class server, `grader grade`): shown to
+    students only through `public`."""
     job_limit: JobLimit | None = None
     """The bound on the whole job this run was graded under; None where none applied (no run reached it)."""
     isolation: Isolation | None = None
@@ -191,66 +195,132 @@ def shape_text(dims: dict) -> str:
     return "×".join(str(v) for v in dims.values())
 
 
-@dataclass(frozen=True)
-class ErrorSize:
-    """What a hidden case shows of one output's comparison: how far off it was. Not where (indices),
-    over how many elements (counts) or of what shape: each of those gives the secret dimensions away."""
+class Keep(enum.Enum):
+    VALUE = "the value as it is"
+    """A field shown as it is: a number, a string, a name, or a plain mapping or list of them (dims, notes)."""
 
-    output: str
-    passed: bool
-    scaled_error: float | None
-    relative_frobenius: float | None
+
+KEEP = Keep.VALUE
 
 
 @dataclass(frozen=True)
-class _Hidden:
-    """One randomized case of a secret run, as much of it as redaction needs; read from a CaseResult
-    or from its JSON, so that a report and a stored report are redacted by the same code."""
+class Shown:
+    """An allow-list for one kind of record (the dataclass `kind`, or the JSON object `to_json` makes of
+    it): the fields shown, each by its own rule (KEEP, another Shown, or Each of one). Every other field
+    is withheld: left out of the JSON form, and at its default in the object form (or at its `blanks`
+    value, for a field the dataclass gives no default). A field added to a report is therefore withheld
+    until it is named here, and one added without a default stops `public` until someone decides.
+    `composed`: fields the caller composes for the view (a secret run's message, its cases)."""
 
-    number: int
-    verdict: Verdict
-    errors: tuple[ErrorSize, ...]
+    kind: str
+    fields: dict[str, Keep | Shown | Each]
+    composed: tuple[str, ...] = ()
+    blanks: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
-    def failed(self) -> bool:
-        return self.verdict.failed
-
-    def summary(self) -> str:
-        """The verdict and the error size of the worst output: what a student may know of a hidden failure."""
-        worst = next((e for e in self.errors if not e.passed), self.errors[0] if self.errors else None)
-        if worst is None:
-            return self.verdict.label
-        return (f"{self.verdict.label}, max scaled error {_error_text(worst.scaled_error)}, "
-                f"relative Frobenius error {_error_text(worst.relative_frobenius)}")
-
-    def public_case(self) -> CaseResult:
-        """No dims, no call time (it grows with the shape), and no message of the case's own: the
-        grader's messages quote indices ("row 1357 (the last row)"), element counts and time limits
-        that follow from the shape, and a crash's message can carry what the submission printed."""
-        return CaseResult(CaseKind.RANDOMIZED, hidden_label(self.number), {}, self.verdict,
-                          self.summary() if self.failed else "", self.errors)
+    def names(self) -> frozenset[str]:
+        """Every field the view of such a record may carry."""
+        return frozenset(self.fields) | frozenset(self.composed)
 
 
-def _error_text(value: float | None) -> str:
-    """None is how JSON keeps a non-finite error (to_json), so both read the same."""
-    return "not finite" if value is None or not math.isfinite(value) else f"{value:.3g}"
+@dataclass(frozen=True)
+class Each:
+    """A sequence of records, each shown by `record`."""
+
+    record: Shown
 
 
-def _hidden_from_case(number: int, case: CaseResult) -> _Hidden:
-    errors = tuple(ErrorSize(c.output, c.passed, c.scaled_error, c.relative_frobenius) for c in case.comparisons)
-    return _Hidden(number, case.verdict, errors)
+def _keep(*names: str) -> dict[str, Keep]:
+    return dict.fromkeys(names, KEEP)
 
 
-def _hidden_from_json(number: int, case: dict) -> _Hidden:
-    errors = tuple(ErrorSize(c.get("output", ""), bool(c.get("passed")), c.get("scaled_error"),
-                             c.get("relative_frobenius")) for c in case.get("comparisons") or [])
-    return _Hidden(number, Verdict[case["verdict"]], errors)
+_STATS = Shown("TimingStats", _keep("samples_ms", "median_ms", "mean_ms", "min_ms", "max_ms", "q1_ms", "q3_ms", "rse",
+                                    "reps", "spread_pct"))
+_MISMATCH = Shown("Mismatch", _keep("index", "got", "expected"))
+_DIAGNOSTIC = Shown("Diagnostic", _keep("severity", "message", "path", "line", "column"))
+_LAG = Shown("Lag", _keep("case", "level", "best_level", "best_cases", "cause", "multiple", "detail", "level_if_matched"))
+
+PUBLIC_BUILD = Shown("BuildResult", {**_keep("status", "message", "notes", "seconds"), "diagnostics": Each(_DIAGNOSTIC)})
+"""The build as its student sees it: how it went and the compiler's diagnostics of their own file. Withheld:
+the artifact's path in the cache, the compiler's command (the toolchain's and the cache's paths), its whole
+log (which quotes the source and names the build folder), and whether the build came from the cache (an
+identical file built before, another student's maybe)."""
+
+PUBLIC_CASE = Shown("CaseResult", {**_keep("kind", "label", "dims", "verdict", "message", "call_s"),
+                                   "comparisons": Each(Shown("Comparison", {
+                                       **_keep("output", "shape", "passed", "scaled_error", "relative_frobenius",
+                                               "bad_count", "nonfinite_count", "diagnosis"),
+                                       "first_bad": Each(_MISMATCH)}))})
+"""A case of a public shape (a functional edge case of challenge.yaml, a performance shape, a re-check of
+either): shown whole, its shape being public."""
+
+HIDDEN_CASE = Shown("CaseResult", _keep("kind", "verdict"), composed=("label",), blanks={"dims": {}})
+"""A randomized case of a secret run: its name ("hidden case 2 (randomized)") and its verdict, nothing else.
+Its shape is the secret; its error sizes give the shape away as soon as a kernel's error grows with it (a
+kernel scaling its answer by 1 + N·10⁻⁶ makes its relative error N·10⁻⁶); its message quotes indices,
+element counts and limits that follow from the shape, and a crash's message what the submission printed;
+its call time grows with the shape."""
+
+PUBLIC_REPORT = Shown("GradeReport", {
+    **_keep("submission", "challenge", "challenge_version", "functional_version", "performance_version", "mode",
+            "verdict", "baseline_label", "grader_version"),
+    "build": PUBLIC_BUILD,
+    "performance": Each(Shown("PerformanceResult", {
+        **_keep("label", "dims", "flops", "verdict", "message", "fp32_peak_gflops", "bytes", "bandwidth_gbps",
+                "gflops", "baseline_gflops", "percent_of_baseline", "percent_of_peak", "gbps", "percent_of_bandwidth"),
+        "stats": _STATS, "baseline": _STATS,
+        "timing": Shown("Sources", _keep("timed_by", "events_ms", "end_to_end_ms", "grader_ms"))})),
+    "environment": Shown("Environment", _keep("backend", "gpu", "compute_capability", "driver", "nvcc",
+                                              "fp32_peak_gflops", "cupy")),
+    "placement": Shown("Placement", {**_keep("level", "levels", "name", "ratio_to_level", "next_level", "next_name",
+                                             "ratio_to_next", "next_technique", "ratios", "shape_levels"),
+                                     "lag": _LAG}),
+    "sanitizer": Each(Shown("Finding", _keep("tool", "what", "where"))),
+    "isolation": Shown("Isolation", _keep("boxed", "description", "worker_uid", "seccomp_filters", "memory_bytes")),
+}, composed=("message", "cases", "job_limit", "secret"), blanks={"seed": None, "wall_s": None, "kernel_s": None})
+"""What a student (or anyone) sees of a secret run. Withheld: the seed (it reproduces the hidden shapes),
+the wall time and the time inside solve (both grow with the hidden shapes), and what the submission
+printed (it ran on them, and can print them). Composed: the cases (each public case by PUBLIC_CASE, each
+randomized one by HIDDEN_CASE), a message that names no hidden case's figure, the job's bound (hidden where
+it grows with the shapes: the emulator's) and `secret`. The performance shapes, the placement on the
+ladder (measured on them), compute-sanitizer's findings (on the functional cases) and the isolation
+(sized from the public shapes) are public. Everything else a report may carry is withheld."""
+
+_JOB_LIMIT = Shown("JobLimit", _keep("seconds", "why", "shape_dependent"))
 
 
-def _hide(kinds: list[str], read: Callable[[int, int], _Hidden]) -> dict[int, _Hidden]:
-    """The randomized cases by their position among all cases, numbered from 1 in their order."""
+def _shown_json(value: Any, rule: Keep | Shown | Each, **composed: Any) -> Any:
+    """`value` (JSON, as `to_json` wrote it, or as an older grader did) as `rule` shows it."""
+    if rule is KEEP or value is None:
+        return value
+    if isinstance(rule, Each):
+        return [_shown_json(item, rule.record) for item in value] if isinstance(value, list) else None
+    if not isinstance(value, dict):
+        return None
+    assert set(composed) == set(rule.composed), (rule.kind, sorted(composed))
+    return {**{name: _shown_json(value[name], shown) for name, shown in rule.fields.items() if name in value},
+            **composed}
+
+
+def _shown_object(value: Any, rule: Keep | Shown | Each, **composed: Any) -> Any:
+    """`value` (a report's dataclass) as `rule` shows it: a new record of its type holding only the fields shown."""
+    if value is None:
+        return None
+    if rule is KEEP:
+        assert not dataclasses.is_dataclass(value), f"a record kept whole: {type(value).__name__}"
+        return value
+    if isinstance(rule, Each):
+        return tuple(_shown_object(item, rule.record) for item in value)
+    assert type(value).__name__ == rule.kind and set(composed) == set(rule.composed), (rule.kind, sorted(composed))
+    own = {f.name for f in dataclasses.fields(value)}
+    shown = {name: _shown_object(getattr(value, name), sub) for name, sub in rule.fields.items() if name in own}
+    return type(value)(**{**rule.blanks, **shown, **composed})
+
+
+def _hidden_numbers(kinds: list[str]) -> dict[int, int]:
+    """The randomized cases' numbers (1, 2...) by their position among all cases."""
     positions = [i for i, kind in enumerate(kinds) if kind == CaseKind.RANDOMIZED.value]
-    return {position: read(number, position) for number, position in enumerate(positions, 1)}
+    return {position: number for number, position in enumerate(positions, 1)}
 
 
 def first_failing(verdicts: list[Verdict]) -> int | None:
@@ -266,40 +336,50 @@ def headline(kind: str, label: str, message: str) -> str:
     return f"{kind} case {label}: {message}"
 
 
-def _public_message(message: str, hidden: dict[int, _Hidden], first_failure: int | None) -> str:
-    """The run's message, unless its first failing case is a randomized one: then that case's public
-    summary. Every other message is about something a student may see (a public case, the build, the
-    channel after the last case), and is shown as the grader wrote it."""
-    about = hidden.get(first_failure)
-    return message if about is None else f"{hidden_label(about.number)}: {about.summary()}"
+def _public_message(message: str, verdicts: list[Verdict], hidden: dict[int, int]) -> str:
+    """The run's message, unless its first failing case is a randomized one: then that case's name and
+    verdict, which is all a student may know of it. Every other message is about something a student may
+    see (a public case, the build, the channel after the last case), and is shown as the grader wrote it."""
+    first = first_failing(verdicts)
+    if first not in hidden:
+        return message
+    return f"{hidden_label(hidden[first])}: {verdicts[first].name}"
 
 
 def public(report: GradeReport) -> GradeReport:
-    """What a student or the public may see of `report`: all of it, unless it is secret. Of a secret
-    run: no seed, the randomized cases hidden (see `_Hidden.public_case`) and a message that names
-    none of them; and none of the submission's output, which ran on the secret shapes and can print them."""
+    """What a student or the public may see of `report`: all of it, unless it is secret (a run graded with
+    a class's secret seed, which its own grader's user owns whole). Of a secret run: PUBLIC_REPORT's fields
+    and nothing else, built afresh (see `Shown`)."""
     if not report.secret:
         return report
-    hidden = _hide([c.kind.value for c in report.cases], lambda n, i: _hidden_from_case(n, report.cases[i]))
-    cases = tuple(hidden[i].public_case() if i in hidden else c for i, c in enumerate(report.cases))
-    message = _public_message(report.message, hidden, first_failing([c.verdict for c in report.cases]))
-    job_limit = HIDDEN_JOB_LIMIT if report.job_limit and report.job_limit.shape_dependent else report.job_limit
-    return dataclasses.replace(report, seed=None, cases=cases, message=message, worker_output="", job_limit=job_limit)
+    hidden = _hidden_numbers([c.kind.value for c in report.cases])
+    cases = tuple(_shown_object(c, HIDDEN_CASE, label=hidden_label(hidden[i])) if i in hidden else
+                  _shown_object(c, PUBLIC_CASE) for i, c in enumerate(report.cases))
+    limit = report.job_limit
+    limit = HIDDEN_JOB_LIMIT if limit and limit.shape_dependent else _shown_object(limit, _JOB_LIMIT)
+    message = _public_message(report.message, [c.verdict for c in report.cases], hidden)
+    return _shown_object(report, PUBLIC_REPORT, message=message, cases=cases, job_limit=limit, secret=True)
 
 
 def public_json(data: dict) -> dict:
     """`public` for a secret run's report as the store keeps it (`to_json` of a GradeReport, maybe
-    written by an older grader that had no `secret` field: the caller knows the run is secret from
-    the store). `public_json(to_json(r)) == to_json(public(r))` for a secret report `r`."""
+    written by an older grader that had no `secret` field: the caller knows the run is secret from the
+    store): the JSON object holds PUBLIC_REPORT's fields and no other key."""
     cases = list(data.get("cases") or [])
-    hidden = _hide([c.get("kind") for c in cases], lambda n, i: _hidden_from_json(n, cases[i]))
+    hidden = _hidden_numbers([c.get("kind") for c in cases])
+    shown_cases = [_shown_json(c, HIDDEN_CASE, label=hidden_label(hidden[i])) if i in hidden else
+                   _shown_json(c, PUBLIC_CASE) for i, c in enumerate(cases)]
+    limit = data.get("job_limit")
+    limit = to_json(HIDDEN_JOB_LIMIT) if limit and limit.get("shape_dependent") else _shown_json(limit, _JOB_LIMIT)
     verdicts = [Verdict[c["verdict"]] for c in cases]
-    job_limit = data.get("job_limit")
-    if job_limit and job_limit.get("shape_dependent"):
-        job_limit = to_json(HIDDEN_JOB_LIMIT)
-    return {**data, "seed": None, "secret": True, "worker_output": "", "job_limit": job_limit,
-            "cases": [to_json(hidden[i].public_case()) if i in hidden else c for i, c in enumerate(cases)],
-            "message": _public_message(str(data.get("message") or ""), hidden, first_failing(verdicts))}
+    message = _public_message(str(data.get("message") or ""), verdicts, hidden)
+    return _shown_json(data, PUBLIC_REPORT, message=message, cases=shown_cases, job_limit=limit, secret=True)
+
+
+def shown_json(report: GradeReport) -> dict:
+    """A report as JSON as it may be shown: a secret run's public view (`public_json`), any other whole."""
+    data = to_json(report)
+    return public_json(data) if report.secret else data
 
 
 def to_json(value: Any) -> Any:

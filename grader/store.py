@@ -119,7 +119,7 @@ class Run:
 
     @property
     def secret(self) -> bool:
-        """Graded with the class's secret seed: by the store's column (runs stored before reports said
+        """Graded with a secret seed (derived from the class's): by the store's column (runs stored before reports said
         so have it too) or by the report itself. Either one is enough, so a mistake hides, never shows."""
         return self.secret_seed or bool(self.report.get("secret"))
 

@@ -3,6 +3,7 @@ goes on when the grader fails on one student's file. Nothing here compiles."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -258,6 +259,35 @@ def test_the_grader_failing_on_one_student_is_recorded_and_the_batch_goes_on(tmp
     assert graded == ["bob/bob.cu"] and again.skipped == 2, "the next batch grades again only what the grader failed on"
 
 
+def test_each_file_is_graded_with_a_seed_of_its_own_and_the_same_file_with_the_same_one(tmp_path, class_folder,
+                                                                                         matmul, monkeypatch):
+    """A batch derives each file's seed from the class's secret seed, the student and the file's hash
+    (grader.seeds.for_source): no two students share hidden shapes, a file graded again (after the grader
+    failed on it, here) draws the same ones, and a changed file fresh ones. Every run keeps its seed."""
+    from grader import seeds
+
+    given, tries = {}, []
+
+    def grade(source, challenge, backend, options, progress=None):
+        given.setdefault(source.display_path, []).append(options.seed)
+        tries.append(source.display_path)
+        if source.display_path == "bob/bob.cu" and tries.count("bob/bob.cu") == 1:
+            raise RuntimeError("the grader tripped")
+        return dataclasses.replace(_report(source.display_path, challenge), seed=options.seed, secret=True)
+
+    monkeypatch.setattr(pipeline, "grade", grade)
+    db = tmp_path / "results.sqlite3"
+    _grade_all(class_folder, db, matmul)
+    _grade_all(class_folder, db, matmul)  # bob's file again, the others skipped
+    write(class_folder / "cat.cu", KERNEL + "// cat, changed\n")
+    _grade_all(class_folder, db, matmul)
+    with sqlite3.connect(db) as c:
+        kept = c.execute("SELECT user, source_hash, seed FROM runs ORDER BY id").fetchall()
+    assert [(user, seed) for user, _, seed in kept] == [(user, seeds.for_source(7, user, digest)) for user, digest, _ in kept]
+    assert given["bob/bob.cu"] == [kept[1][2]] * 2, "the GRADER_ERROR run and the run after it: one seed"
+    assert len({seed for _, _, seed in kept}) == len(kept) - 1 == 4 and 7 not in {seed for _, _, seed in kept}
+
+
 def test_a_broken_challenge_stops_the_batch_rather_than_blaming_each_student(tmp_path, class_folder, matmul,
                                                                             monkeypatch):
     def grade(source, challenge, backend, options, progress=None):
@@ -407,7 +437,7 @@ def test_grade_grades_each_file_against_the_challenge_its_signature_names(tmp_pa
     for command, users in zip(commands, (["amy", "bob"], ["carl"])):
         board, text, board_err = invoke_out(*command[1:], "--format", "json")
         assert board.exit_code == 0, board_err
-        assert sorted(s["user"] for s in json.loads(board.stdout)["students"]) == users
+        assert sorted(e["user"] for e in json.loads(board.stdout)["entries"]) == users  # all accepted: all ranked
 
 
 def test_a_batch_of_files_whose_challenge_cannot_be_told_grades_nothing(tmp_path):

@@ -94,8 +94,8 @@ _USERS = {
 
 def make_board(users: dict | None = None) -> Board:
     """A realistic board as grader.leaderboard.board makes it: seven users ranked (one named like a script
-    tag, one graded only on the emulator, one below level 1) plus one who never got accepted; the public
-    board, without the gradebook (`make_gradebook`)."""
+    tag, one graded only on the emulator, one below level 1) plus one who never got accepted, in the
+    history only; every student ranked (`make_gradebook` adds the unranked ones)."""
     users = _USERS if users is None else users
     entries, history = [], {}
     for rank, (user, (level, times, backend, attempts)) in enumerate(users.items(), 1):
@@ -118,7 +118,7 @@ def make_board(users: dict | None = None) -> Board:
     return Board(
         challenge="matmul", title="Matrix multiplication (FP32)", gpu="NVIDIA H200",
         generated_at="2026-11-21T13:00:00+00:00", baseline_label="cuBLAS FP32", cases=tuple(CASES), revealed=False,
-        rate_label="GFLOP/s", levels=dict(LEVELS), entries=tuple(entries), history=history, students=None,
+        rate_label="GFLOP/s", levels=dict(LEVELS), entries=tuple(entries), history=history, students=tuple(entries),
         roster_size=0, practice_included=False)
 
 
@@ -372,7 +372,7 @@ def test_an_instructor_page_says_so_and_a_public_one_does_not(board):
 
 
 def test_the_detail_view_writes_a_hidden_seed_as_secret(page):
-    """A secret run's public report has "seed": null and "secret": true; the page shows "secret", not a dash."""
+    """A secret run's public report has no "seed" and "secret": true; the page shows "secret", not a dash."""
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
     assert "function seedText(report)" in script and 'return "secret"' in script
     assert "seedText(report)]" in script
@@ -437,6 +437,27 @@ def test_a_class_with_nothing_accepted_yet_still_lists_its_students():
     page = html.render(make_gradebook({}))
     assert "No accepted submissions yet." in page and 'id="board"' in page and 'id="chart-levels"' not in page
     assert [_row_of(page, user) for user in ("mallory", "nora", "oscar")]
+
+
+def test_a_public_page_shows_the_ranking_and_nothing_behind_it():
+    """Board.public, as the class server's /leaderboard page serves it: rank, user, level and each case's time
+    of the ranked students, sortable, the levels chart; no report to open, no attempt, date, rate or other
+    student, and no history chart (it plots every attempt)."""
+    gradebook = make_gradebook()
+    page = html.render(gradebook.public(), live=True)
+    ranked = len(gradebook.entries)
+    assert re.findall(r'<tr[^>]*data-index="(\d+)"', page) == [str(i) for i in range(ranked)]
+    assert 'tabindex="0"' not in page and 'id="reports"' not in page and "application/json" not in page
+    for private in ("mallory", "nora", "oscar", escape(XSS_NAME), XSS_MESSAGE, escape(XSS_MESSAGE), "submissions/",
+                    "Attempts", 'data-key="attempts"', 'data-key="submitted_at"', 'data-key="gflops"', "chart-history",
+                    "Baseline", "<span class=\"tag tag-late\">", "WRONG_ANSWER", "COMPILE_ERROR"):
+        assert str(private) not in page, private
+    alice = re.search(r'<tr data-index="1".*?</tr>', page, re.S).group(0)
+    assert 'class="no-report"' in alice and ">10.050<" in alice and 'class="badge lvl-5"' in alice
+    assert 'data-key="level"' in page and 'id="chart-levels"' in page and "(1 not timed, not shown)" in page
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    assert f"script-src '{html.csp_hash(script)}'" in _policy(page) and "fetch(" in script
+    assert f'data-stamp="{html.stamp(gradebook.public())}"' in page
 
 
 # --------------------------------------------------------------------------- live mode

@@ -217,11 +217,25 @@ def test_a_secret_run_hides_a_bound_that_grows_with_the_hidden_shapes():
     secret = dataclasses.replace(grade_report(), secret=True, job_limit=emulated)
     shown = public(secret)
     assert shown.job_limit.seconds is None and "412" not in rendered(secret) and "17 s" not in rendered(secret)
-    assert public_json(to_json(secret)) == to_json(shown)
+    assert public_json(to_json(secret)) == public_json(to_json(shown))
+    assert public_json(to_json(secret))["job_limit"]["seconds"] is None
     gpu = dataclasses.replace(secret, job_limit=JobLimit(60.0, "the challenge's"))
     assert public(gpu).job_limit == gpu.job_limit, "a GPU's bound is the challenge's, the same for every seed"
     message = pipeline._job_overrun(emulated, True, "the call in flight was stopped")
     assert "412" not in message and "whole job" in message
+
+
+def test_a_secret_run_s_overrun_does_not_say_how_long_the_last_call_had_left():
+    """The time the call in flight had left is the job's bound less what every case before it took, the
+    hidden ones included: a secret run's message does not state it, even where the bound is public (a GPU)."""
+    from grader import run
+
+    gpu = JobLimit(60.0, "the challenge's")
+    timeout = pipeline._Timeout(13.7, run.CallLimit(20.0, "the call's limit"), gpu)
+    reply = run.Reply(run.Outcome.TIMEOUT, seconds=13.7)
+    shown = pipeline._call_failure(reply, timeout, secret=False)[1]
+    hidden = pipeline._call_failure(reply, timeout, secret=True)[1]
+    assert "after 13.7 s" in shown and "13.7" not in hidden and "60 s" in hidden
 
 
 # --------------------------------------------------------------------------- on a GPU

@@ -222,8 +222,23 @@ def test_the_json_of_a_board_is_the_one_it_has_always_been(gradebook, matmul):
     assert data["history"]["bea"][-1] == {"submitted_at": rows["bea"]["submitted_at"], "median_ms": 5.0,
                                           "verdict": "COMPILE_ERROR"}
     assert data["distribution"] == {"2": 1, "3": 1, "4": 1}
-    public = board(gradebook, matmul).public().to_json()
-    assert "students" not in public and list(public) == [key for key in data if key != "students"]
+
+
+def test_the_public_board_is_the_ranking_s_rank_name_level_and_time_only(gradebook, matmul):
+    """Board.public, what anyone may see (the class server's /api/leaderboard): picked field by field from
+    the ranked entries, so no failing or absent student, attempt, date, report, roster size or path."""
+    full = board(gradebook, matmul)
+    public = full.public()
+    data = public.to_json()
+    assert list(data) == ["challenge", "title", "gpu", "generated_at", "cases", "levels", "entries", "distribution"]
+    assert [e["user"] for e in data["entries"]] == ["ann", "eve", "zed"]
+    assert data["entries"][0] == {"rank": 1, "user": "ann", "level": 4, "level_name": matmul.levels[3].name,
+                                  "median_ms": {"leetgpu 8192×6144×4096": 10.0}, "time_ms": pytest.approx(10.0)}
+    assert data["distribution"] == full.to_json()["distribution"]
+    text = json.dumps(data)
+    for private in ("bea", "cal", "dan", "COMPILE_ERROR", "WRONG_ANSWER", "attempts", "history", "roster", "report",
+                    "late", "submitted_at", "/"):
+        assert private not in text, private
 
 
 def test_a_roster_student_graded_on_another_gpu_has_no_submission_on_this_board(gradebook, matmul):

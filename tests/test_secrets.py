@@ -1,8 +1,11 @@
-"""Secrets stay secret: a run graded with the class's secret seed shows neither the seed nor the
-randomized shapes drawn from it in anything a student or the public sees (the terminal report, its
-JSON, the leaderboard as a table, CSV, JSON and HTML), while the instructor's --reveal shows them all
-and the store keeps them. First on reports built by hand (every form of message the grader writes),
-then on real runs through the emulator, by the pipeline and by `grader grade`."""
+"""Secrets stay secret: a run graded with a secret seed shows neither the seed nor the randomized shapes
+drawn from it, nor anything that grows with them (error sizes, call times, wall time, what the submission
+printed), in anything a student or the public sees (the terminal report, its JSON, the leaderboard as a
+table, CSV, JSON and HTML), while the instructor's --reveal shows them all and the store keeps them. The
+public view is an allow-list: a field is shown only where it is named. First on reports built by hand
+(every form of message the grader writes), then on real runs through the emulator, by the pipeline and by
+`grader grade`, whose files each get a seed of their own. tests/test_server_secrets.py attacks a real
+class server."""
 
 from __future__ import annotations
 
@@ -11,14 +14,17 @@ import json
 import re
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from grader import cli, html, leaderboard, pipeline, report, store
+from grader import cli, html, leaderboard, pipeline, report, results, seeds, store
+from grader.build import BuildResult, BuildStatus, Diagnostic
 from grader.check import Comparison, Mismatch
-from grader.results import (CaseKind, CaseResult, GradeReport, Mode, hidden_label, public, public_json, shape_text,
+from grader.results import (HIDDEN_CASE, PUBLIC_BUILD, PUBLIC_CASE, PUBLIC_REPORT, CaseKind, CaseResult, GradeReport,
+                            Isolation, JobLimit, Mode, hidden_label, public, public_json, shape_text, shown_json,
                             to_json)
 from grader.verdict import Verdict
 
@@ -67,14 +73,21 @@ def leaks(text: str, secret: GradeReport, public_dims: set[int] = frozenset()) -
     """Every way the grader writes the seed or a randomized shape that occurs in `text`: the seed, a
     case's label (random3 1358×23×798) and shape, and, for a dimension no public shape has, its
     `M=1358`, `M: 1358` and `"M": 1358` forms, the last row or column (M−1) and the element count (M·K)
-    that the grader's messages quote."""
+    that the grader's messages quote; and what grows with the shape: a randomized case's error sizes and
+    call time, as reports write them, where no public case has the same figure."""
     found = []
     text = readable(text)
 
     def look(pattern: str, what: str) -> None:
-        if re.search(rf"(?<!\d){pattern}(?!\d)", text):
+        if re.search(rf"(?<![\d.]){pattern}(?![\d])", text):
             found.append(what)
 
+    public_figures = {figure for case in secret.cases if case.kind is not CaseKind.RANDOMIZED
+                      for figure in _figures(case)}
+    for case in secret.cases:
+        if case.kind is CaseKind.RANDOMIZED:
+            for figure in _figures(case) - public_figures:
+                look(re.escape(figure), f"figure {figure} of {case.label}")
     look(re.escape(str(secret.seed)), f"seed {secret.seed}")
     for case in secret.cases:
         if case.kind is not CaseKind.RANDOMIZED:
@@ -90,6 +103,16 @@ def leaks(text: str, secret: GradeReport, public_dims: set[int] = frozenset()) -
         total = case.dims.get("M", 0) * case.dims.get("K", 0)
         if total >= 100:
             look(rf"of {total} elements", f"{total} elements")
+    return found
+
+
+def _figures(case: CaseResult) -> set[str]:
+    """A case's error sizes and call time as the report (2 figures), the JSON (repr) and the page write them."""
+    values = [v for c in case.comparisons for v in (c.scaled_error, c.relative_frobenius)
+              if v is not None and v == v and abs(v) != float("inf")]
+    found = {f"{v:.2g}" for v in values} | {repr(v) for v in values}
+    if case.call_s is not None:
+        found |= {f"{case.call_s * 1e3:.2f}", repr(case.call_s)}
     return found
 
 
@@ -160,26 +183,26 @@ def test_the_terminal_report_hides_the_seed_and_the_randomized_shapes():
     assert_hidden(text, secret)
     assert "secret seed" in text and report.SECRET_NOTE.split(":")[0] in text
     assert "hidden case 1 (randomized)" in text and "hidden case 2 (randomized)" in text
-    assert "hidden case 2 (randomized): WRONG_ANSWER, max scaled error 0.83, relative Frobenius error 0.0457" \
-        in " ".join(text.split())
-    assert "3×5×7" in text and "129×257×127" in text, "functional shapes are public"
+    assert re.search(r"│ hidden case 2 \(randomized\): WRONG_ANSWER +│", text), "the message: its name and verdict"
+    assert "0.83" not in text and "0.046" not in text and "12.30" not in text, "a hidden case's figures grow with it"
+    assert "3×5×7" in text and "129×257×127" in text and "6.1e-08" in text, "functional shapes are public"
     assert "8192×6144×4096" in text and "81.600" in text, "performance shapes and timings are public"
     assert "the submission's output" not in text, "it ran on the secret shapes and can print them"
+    assert "graded in" not in text and "5.5 s" not in text and "1.44 s" not in text, "times grow with the hidden shapes"
 
 
-def test_the_json_report_hides_them_too_and_keeps_verdicts_and_error_sizes():
+def test_the_json_report_hides_them_too_and_keeps_each_hidden_case_s_name_and_verdict_only():
     secret = failing_on_a_randomized_case()
     text = report.as_json(secret)
     assert_hidden(text, secret)
     data = json.loads(text)
-    assert data["seed"] is None and data["secret"] is True and data["worker_output"] == ""
+    assert data["secret"] is True and "seed" not in data and "worker_output" not in data
+    assert "wall_s" not in data and "kernel_s" not in data
     hidden = [c for c in data["cases"] if c["kind"] == "randomized"]
-    assert [c["label"] for c in hidden] == [hidden_label(n) for n in (1, 2, 3)]
-    assert all(c["dims"] == {} and c["call_s"] is None for c in hidden)
-    assert hidden[1]["verdict"] == "WRONG_ANSWER"
-    assert hidden[1]["comparisons"] == [{"output": "C", "passed": False, "scaled_error": 0.83,
-                                         "relative_frobenius": 0.0457}]
+    assert hidden == [{"kind": "randomized", "verdict": verdict, "label": hidden_label(n)}
+                      for n, verdict in enumerate(("ACCEPTED", "WRONG_ANSWER", "ACCEPTED"), 1)]
     assert data["cases"][0]["label"] == "3×5×7" and data["cases"][0]["dims"] == {"M": 3, "N": 5, "K": 7}
+    assert data["cases"][0]["comparisons"][0]["scaled_error"] == 6.1e-8, "a functional case is shown whole"
 
 
 def test_reveal_shows_everything_as_before():
@@ -224,7 +247,7 @@ def test_the_first_failing_case_decides_what_the_message_is_about():
     """Whatever words the pipeline chooses: the first failing case, by position, decides (never the text)."""
     cases = [randomized(1, SHAPES[0]), wrong_last_row(SHAPES[1])]
     secret = secret_report(cases, Verdict.WRONG_ANSWER, "the shape 617×1123×47 failed")
-    assert public(secret).message.startswith("hidden case 2 (randomized): WRONG_ANSWER, max scaled error 0.83")
+    assert public(secret).message == "hidden case 2 (randomized): WRONG_ANSWER"
     # the first failing case decides even when the message names none (a pipeline worded otherwise)
     secret = dataclasses.replace(secret, message="something went wrong")
     assert public(secret).message.startswith("hidden case 2 (randomized)")
@@ -233,21 +256,107 @@ def test_the_first_failing_case_decides_what_the_message_is_about():
     assert public(other).message == "after the last case: 11471×29×8630"
 
 
-def test_infinite_errors_read_the_same_from_a_report_and_from_its_json():
+def test_a_hidden_case_s_error_is_not_shown_however_it_reads():
     nan = Comparison("C", (617, 47), False, float("inf"), float("inf"), 29, 29, (), "never written")
     case = randomized(1, SHAPES[1], Verdict.WRONG_ANSWER, "29 of 28999 elements are NaN", nan)
     secret = secret_report([case], Verdict.WRONG_ANSWER, f"randomized case {case.label}: {case.message}")
-    assert public(secret).message.endswith("max scaled error not finite, relative Frobenius error not finite")
-    assert public_json(to_json(secret)) == to_json(public(secret))
+    assert public(secret).message == "hidden case 1 (randomized): WRONG_ANSWER"
+    assert "inf" not in report.as_json(secret) and "not finite" not in rendered(secret)
+    assert public_json(to_json(secret)) == public_json(to_json(public(secret)))
 
 
-def test_the_stored_form_is_redacted_exactly_like_the_report():
+def test_the_stored_form_is_shown_exactly_like_the_report():
+    """The report's view (which the terminal renders) and the stored JSON's view (the API's, the pages') say
+    the same, and the view of a view is itself."""
     secret = failing_on_a_randomized_case()
-    assert public_json(to_json(secret)) == to_json(public(secret))
+    shown = public(secret)
+    assert public_json(to_json(secret)) == shown_json(shown) == shown_json(secret)
+    assert public(shown) == shown
     # a report stored before reports said they were secret: the store's column says so instead
     old = to_json(dataclasses.replace(secret, secret=False))
     del old["secret"]
-    assert public_json(old) == to_json(public(secret))
+    assert public_json(old) == shown_json(secret)
+
+
+# --------------------------------------------------------------------------- the allow-list
+
+
+def everything() -> GradeReport:
+    """A secret report with every field filled, the build's record included, and figures no other field has."""
+    build = BuildResult(BuildStatus.OK, "compiled", artifact=Path("/var/cache/grader/ab12/libsolve.so"),
+                        diagnostics=(Diagnostic("warning", "unused variable 'x'", "mine.cu", 3, 9),),
+                        log="mine.cu:3:9: warning: unused variable 'x'\n   int x = 1357; // the source, quoted",
+                        command=("/opt/cuda/bin/nvcc", "-o", "/var/cache/grader/ab12/libsolve.so"), seconds=1.25,
+                        cached=True, notes=("mine.cu:7: legacy warp-synchronous code",))
+    return dataclasses.replace(failing_on_a_randomized_case(), build=build, job_limit=JobLimit(60.0, "the challenge's"),
+                               isolation=Isolation(True, "bubblewrap", 1900000007, 2, 6 << 30), sanitizer=())
+
+
+def test_the_public_json_holds_exactly_the_allowed_fields():
+    data = json.loads(report.as_json(everything()))
+    assert set(data) == PUBLIC_REPORT.names
+    assert set(data["build"]) == PUBLIC_BUILD.names == {"status", "message", "diagnostics", "notes", "seconds"}
+    cases = {c["kind"]: c for c in data["cases"]}
+    assert set(cases["functional"]) == PUBLIC_CASE.names and set(cases["randomized"]) == HIDDEN_CASE.names
+    assert HIDDEN_CASE.names == {"kind", "label", "verdict"}
+    assert {"seed", "wall_s", "kernel_s", "worker_output"}.isdisjoint(PUBLIC_REPORT.names)
+    text = report.as_json(everything()) + rendered(everything())
+    for private in ("/var/cache", "/opt/cuda", "1357", "the source, quoted", "cached"):
+        assert private not in text, private
+    assert "unused variable" in text and "legacy warp-synchronous" in text, "the student's own diagnostics and notes"
+
+
+def test_a_field_added_to_a_report_is_not_public_until_it_is_named():
+    """The view is built from PUBLIC_REPORT's names, so a new field of a report, or of anything in it, is
+    left out; a new field with no default stops `public` until someone decides what students see of it."""
+    data = to_json(everything())
+    data["new_field"] = "4242"
+    data["build"]["new_field"] = "4242"
+    data["cases"][0]["new_field"] = data["cases"][1]["new_field"] = "4242"
+    data["cases"][0]["comparisons"][0]["new_field"] = "4242"
+    data["performance"][0]["stats"]["new_field"] = "4242"
+    assert "4242" not in json.dumps(public_json(data))
+
+    extended = dataclasses.make_dataclass("GradeReport", [("new_field", str, dataclasses.field(default="none"))],
+                                          bases=(GradeReport,), frozen=True)
+    secret = extended(**{f.name: getattr(everything(), f.name) for f in dataclasses.fields(GradeReport)},
+                      new_field="4242")
+    assert public(secret).new_field == "none" and "4242" not in report.as_json(secret) + rendered(secret)
+    required = dataclasses.make_dataclass("GradeReport", [("new_field", str, dataclasses.field(kw_only=True))],
+                                          bases=(GradeReport,), frozen=True)
+    with pytest.raises(TypeError, match="new_field"):
+        public(required(**{f.name: getattr(everything(), f.name) for f in dataclasses.fields(GradeReport)},
+                        new_field="4242"))
+
+
+def test_every_name_the_allow_list_shows_is_a_field_of_its_record():
+    """A name misspelt in the allow-list would withhold a field silently: each must be one its record has."""
+    from grader.backends import Environment
+    from grader.check import Mismatch
+    from grader.place import Lag, Placement
+    from grader.sanitize import Finding
+    from grader.timing import Sources, TimingStats
+
+    kinds = {t.__name__: t for t in (GradeReport, BuildResult, Diagnostic, CaseResult, Comparison, Mismatch,
+                                     results.PerformanceResult, TimingStats, Sources, Environment, Placement, Lag,
+                                     Finding, Isolation, JobLimit)}
+    seen = []
+
+    def walk(rule) -> None:
+        if isinstance(rule, results.Each):
+            walk(rule.record)
+        elif isinstance(rule, results.Shown):
+            kind = kinds[rule.kind]
+            known = {f.name for f in dataclasses.fields(kind)} | set(results._DERIVED.get(rule.kind, ()))
+            assert rule.names <= known, (rule.kind, rule.names - known)
+            assert set(rule.blanks) <= known - rule.names, rule.kind
+            seen.append(rule.kind)
+            for sub in rule.fields.values():
+                walk(sub)
+
+    for rule in (PUBLIC_REPORT, PUBLIC_CASE, HIDDEN_CASE, results._JOB_LIMIT):
+        walk(rule)
+    assert set(seen) == set(kinds), set(kinds) - set(seen)
 
 
 # --------------------------------------------------------------------------- the store and the leaderboard
@@ -298,8 +407,11 @@ def test_the_leaderboard_in_every_format_hides_them(class_db, matmul):
         assert_hidden(text, accepted_secret())
         assert "hidden case 3 (randomized)" in text or fmt in ("table", "csv"), fmt
     for entry in data.entries:
-        assert entry.report["seed"] is None and entry.report["worker_output"] == ""
+        assert "seed" not in entry.report and "worker_output" not in entry.report and "log" not in entry.report["build"]
     assert 'id="revealed"' not in board_texts(data)["html"]
+    for text in (json.dumps(data.public().to_json()), html.render(data.public())):
+        assert_hidden(text, accepted_secret())
+        assert "carol" not in text and "hidden case" not in text, "the public board has no report, no failing student"
 
 
 def test_reveal_gives_the_instructor_every_report_as_stored(class_db, matmul):
@@ -364,7 +476,7 @@ def test_emulated_runs_are_secret_and_say_nothing_of_their_shapes(emulated, matm
         for text in (rendered(secret), report.as_json(secret)):
             assert_hidden(text, secret, public_dims)
         assert_shown(rendered(secret, reveal=True) + report.as_json(secret, reveal=True), secret, public_dims)
-    assert public(mid).message.startswith("hidden case 1 (randomized): WRONG_ANSWER, max scaled error")
+    assert public(mid).message == "hidden case 1 (randomized): WRONG_ANSWER"
     assert "functional case 1×1×1" in public(odd).message, "a functional failure is told in full"
 
 
@@ -384,8 +496,9 @@ def test_emulated_runs_stored_and_ranked_say_nothing_of_their_shapes(emulated, m
 
 @needs_emulator
 def test_grader_grade_marks_the_class_runs_secret(matmul, tmp_path):
-    """`grader grade` end to end: its runs are stored whole and marked secret, and the leaderboard of
-    them hides the class's seed and shapes."""
+    """`grader grade` end to end: its runs are stored whole and marked secret, each graded with a seed of
+    its own derived from the class's (the student and the file's hash: grader.seeds), and the leaderboard
+    of them hides the seeds and shapes."""
     folder, db = tmp_path / "class", tmp_path / "results.sqlite3"
     folder.mkdir()
     shutil.copy(NAIVE, folder / "alice.cu")
@@ -394,19 +507,22 @@ def test_grader_grade_marks_the_class_runs_secret(matmul, tmp_path):
                           "--cache-dir", str(tmp_path / "cache"))  # the sandbox is not what this tests
     assert result.exit_code == 0, text
     with sqlite3.connect(db) as c:
-        verdict, seed, secret, stored = c.execute("SELECT verdict, seed, secret_seed, report FROM runs").fetchone()
+        verdict, seed, secret, stored, digest = c.execute(
+            "SELECT verdict, seed, secret_seed, report, source_hash FROM runs").fetchone()
     assert verdict == "ACCEPTED", json.loads(stored)["message"]  # so the board below has its report
-    assert seed == EMULATED_SEED and secret == 1 and json.loads(stored)["secret"] is True
+    assert seed == seeds.for_source(EMULATED_SEED, "alice", digest) != EMULATED_SEED
+    assert secret == 1 and json.loads(stored)["secret"] is True
     kept = json.loads(stored)
     labels = [c["label"] for c in kept["cases"] if c["kind"] == "randomized"]
-    assert labels[0] == "random1 132×601×466"
+    assert labels == [s.label() for kind, s, _ in pipeline._plan(matmul, seed) if kind is CaseKind.RANDOMIZED], \
+        "the seed kept in the run reproduces its hidden shapes"
     for fmt in ("json", "html", "csv", "table"):
         result, text = invoke("leaderboard", "matmul", "--db", str(db), "--format", fmt)
         assert result.exit_code == 0, text
         text = readable(text)
-        assert str(EMULATED_SEED) not in text and not any(label.split(" ")[1] in text for label in labels), fmt
+        assert str(seed) not in text and not any(label.split(" ")[1] in text for label in labels), fmt
     result, text = invoke("leaderboard", "matmul", "--db", str(db), "--format", "json", "--reveal")
-    assert str(EMULATED_SEED) in text and all(label in readable(text) for label in labels)
+    assert str(seed) in text and all(label in readable(text) for label in labels)
 
 
 # --------------------------------------------------------------------------- every class seed, every challenge
@@ -420,16 +536,20 @@ have been taken for a hidden shape."""
 def _plan_reports(challenge, seed: int, failing: int, shapes_from: int) -> GradeReport:
     """A secret run of `challenge` whose case `failing` (a position in the plan) fails, worded as the grader
     words its failures (indices, counts and the shape's own numbers), with the randomized shapes drawn from
-    class seed `shapes_from`: two such runs differ in nothing but their hidden shapes."""
+    class seed `shapes_from`: two such runs differ in nothing but their hidden shapes and what grows with
+    them (every case's error sizes and call time, the wall time, the emulator's job bound, the output)."""
     plan = pipeline._plan(challenge, shapes_from)
     results = []
+    total = 0
     for position, (kind, shape, _) in enumerate(plan):
         dims = dict(shape.dims)
         size = 1
         for value in dims.values():
             size *= value
-        comparison = Comparison("out", tuple(dims.values()), position != failing, 1.2e-07 if position != failing
-                                else 0.83, 2.5e-08 if position != failing else 0.0457, 0, 0, (), None)
+        total += size
+        comparison = Comparison("out", tuple(dims.values()), position != failing, size * 1e-13 if position != failing
+                                else 0.83 + size * 1e-9, size * 1e-14 if position != failing else 1e-6 * size, 0, 0,
+                                (), None)
         verdict, message = Verdict.ACCEPTED, ""
         if position == failing:
             verdict = Verdict.WRONG_ANSWER if position % 3 else Verdict.TIMEOUT
@@ -440,7 +560,9 @@ def _plan_reports(challenge, seed: int, failing: int, shapes_from: int) -> Grade
         results.append(CaseResult(kind, shape.label(), dims, verdict, message, (comparison,), 0.001 * size))
     first = results[failing]
     r = grade_report(first.verdict, cases=results, message=pipeline._first_failure(tuple(results), ()))
-    return dataclasses.replace(r, challenge=challenge.slug, seed=seed, secret=True, worker_output=f"seed {seed}")
+    limit = JobLimit(60 + total * 1e-6, f"60 s and {total} elements", shape_dependent=True)
+    return dataclasses.replace(r, challenge=challenge.slug, seed=seed, secret=True, worker_output=f"seed {seed} {total}",
+                               wall_s=total * 1e-7, kernel_s=total * 1e-8, job_limit=limit)
 
 
 def _one_digit(challenge, seed: int) -> bool:
@@ -469,4 +591,5 @@ def test_over_many_class_seeds_the_headline_names_the_first_failure_and_nothing_
         else:
             assert shown.message == secret.message and case.label in shown.message, (seed, shown.message)
         assert to_json(shown) == to_json(public(other)), f"seed {seed}: the public report depends on the hidden shapes"
-        assert public_json(to_json(secret)) == to_json(shown)
+        assert public_json(to_json(secret)) == shown_json(shown) == public_json(to_json(other))
+        assert set(shown_json(shown)) == PUBLIC_REPORT.names

@@ -371,6 +371,51 @@ def test_a_grader_failure_on_the_server_is_graded_again_and_only_then_kept_as_th
     assert answer["verdict"] == "GRADER_ERROR" and answer["exit_code"] == 70, "the client exits as the grader's failure"
 
 
+def test_each_submission_is_graded_with_a_seed_of_its_own_derived_from_the_class_s(db, tokens):
+    """The same file sent twice is graded on two draws of the hidden shapes: each job's seed is derived from the
+    class's secret seed and the submission (grader.seeds), is the same when the job is tried again, and is the
+    one its run keeps; the class's seed itself reaches no grading process."""
+    import concurrent.futures
+
+    from grader import seeds
+    from grader.classroom import dispatch
+    from grader.engines import Outcome
+
+    class Recording:
+        slots, name = 1, "stand-in"
+        environment = grade_report().environment
+
+        def __init__(self, fail_first: int):
+            self.tasks, self.fail_first = [], fail_first
+
+        def submit(self, task):
+            self.tasks.append(task)
+            future = concurrent.futures.Future()
+            failing = len(self.tasks) <= self.fail_first
+            report = None if failing else dataclasses.replace(grade_report(), seed=task.seed, secret=True)
+            future.set_result(Outcome(task.key, report, "RuntimeError: tripped" if failing else None))
+            return future
+
+    class_seed = 987654321
+    limits = queue.Limits(max_pending=5, hourly_cap=100)
+    matmul = spec.load(cli.DEFAULT_CHALLENGES, "matmul")
+    with open_class(db) as store:
+        ids = [queue.enqueue(store, "alice", "matmul", "a.cu", Source("x", "a.cu", "h"), 1, limits).id for _ in range(2)]
+    engine = Recording(fail_first=1)  # the first try of the first job fails: it is tried again, on the same seed
+    dispatcher = dispatch.Dispatcher(db, engine, dispatch.Class({"matmul": matmul}, seed=class_seed))
+    with open_class(db) as store:
+        for _ in range(6):
+            dispatcher._fill(store)
+            dispatcher._collect(store)
+        kept = {sub_id: store.run(queue.get(store, sub_id).run_id).report["seed"] for sub_id in ids}
+        stored = dict(store.db.execute("SELECT submission_id, seed FROM runs").fetchall())
+    expected = {sub_id: seeds.for_submission(class_seed, sub_id) for sub_id in ids}
+    assert kept == stored == expected and len(set(expected.values())) == 2
+    assert [t.seed for t in engine.tasks] == [expected[ids[0]], expected[ids[0]], expected[ids[1]]]
+    assert class_seed not in expected.values() and all(0 <= seed < 2**63 for seed in expected.values())
+    assert seeds.for_submission(class_seed + 1, ids[0]) != expected[ids[0]], "the class's seed is the key"
+
+
 def test_the_submission_answer_round_trips_and_a_malformed_one_is_refused(db, tokens):
     """One dataclass on both ends (classroom/wire.py): what the API sends, the client reads back whole; an
     answer of another form is the server's failure (exit 6), not a KeyError."""

@@ -1,10 +1,11 @@
 """A real class server (`python -m grader serve`, grading on the CPU emulator) driven in headless
 Chromium (Debian's `chromium`, through Playwright; tests/browser_setup.sh installs both): a student
 logs in with their token, uploads a kernel, watches it wait and get graded; a leaderboard page that
-was opened before (and never reloaded) shows the new entry by itself, and its report opens from the
-row; the instructor's gradebook lists the student. No page throws, logs an error or asks anything of
-another origin. Leaves test-artifacts/server.png (the leaderboard with the report open) and
-test-artifacts/server-report.png (the submission page). Skipped where Playwright or chromium is missing."""
+was opened before (and never reloaded) shows the new entry by itself, with nothing behind its row (the
+public board carries no report); the instructor's gradebook lists the student, and their report opens
+from the row. No page throws, logs an error or asks anything of another origin. Leaves
+test-artifacts/server.png (the gradebook with the report open) and test-artifacts/server-report.png (the
+submission page). Skipped where Playwright or chromium is missing."""
 
 from __future__ import annotations
 
@@ -121,17 +122,14 @@ def test_a_submission_from_upload_to_the_live_leaderboard(server, browse):
     assert board.evaluate("window.__marker") == 1, "the leaderboard was reloaded instead of updated"
     expect(board.locator("#empty")).to_have_count(0)
     amy_row.click()
-    expect(board.locator("#detail")).to_be_visible()
-    expect(board.locator("#detail-title")).to_contain_text("amy")
-    expect(board.locator("#detail-verdict")).to_have_text("ACCEPTED")
+    expect(board.locator("#detail")).to_be_hidden()  # the public board has no report to open
+    assert board.locator("#reports").count() == 0 and board.locator("#chart-history").count() == 0
+    board.locator("#board thead th[data-key=user] button").click()  # sorting still works
+    expect(board.locator("#board thead th[data-key=user]")).to_have_attribute("aria-sort", "ascending")
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    board.evaluate("window.scrollTo(0, 0)")
-    board.screenshot(path=str(ARTIFACTS / "server.png"), full_page=True)
     student.evaluate("window.scrollTo(0, 0)")
+    ARTIFACTS.mkdir(exist_ok=True)
     student.screenshot(path=str(ARTIFACTS / "server-report.png"), full_page=True)
-    for name in ("server.png", "server-report.png"):
-        assert (ARTIFACTS / name).stat().st_size > 10_000
     student.locator("#raw summary").click()
     expect(student.locator("#raw pre")).to_contain_text('"verdict": "ACCEPTED"')
 
@@ -149,3 +147,11 @@ def test_a_submission_from_upload_to_the_live_leaderboard(server, browse):
     instructor.goto(f"{origin}/gradebook/vector_add", wait_until="load")
     expect(instructor.locator("#board tbody td.user[data-sort='amy']")).to_be_visible()
     expect(instructor.locator("a[href='/api/gradebook/vector_add?format=csv']")).to_be_visible()
+    instructor.locator("#board tbody tr:has(td.user[data-sort='amy'])").click()
+    expect(instructor.locator("#detail")).to_be_visible()
+    expect(instructor.locator("#detail-title")).to_contain_text("amy")
+    expect(instructor.locator("#detail-verdict")).to_have_text("ACCEPTED")
+    instructor.evaluate("window.scrollTo(0, 0)")
+    instructor.screenshot(path=str(ARTIFACTS / "server.png"), full_page=True)
+    for name in ("server.png", "server-report.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000

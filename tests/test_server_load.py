@@ -182,7 +182,7 @@ def test_fifty_students_four_submissions_each_a_kill_and_a_restart(classroom):
     assert sorted(s for s, _ in runs) == sorted(ids) and {n for _, n in runs} == {1}, "each graded exactly once"
     assert sum(n > 1 for n in claims.values()) >= 1, "a job was running at the kill and was graded again after"
 
-    book = grader("leaderboard", "tiny_add", "--db", str(db), "--format", "json",
+    book = grader("leaderboard", "tiny_add", "--db", str(db), "--format", "json", "--reveal",  # the gradebook
                   "--challenges-dir", str(CHALLENGES))
     assert book.returncode == 0, book.stderr
     rows = {row["user"]: row for row in json.loads(book.stdout)["students"]}

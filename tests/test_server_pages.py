@@ -7,10 +7,13 @@ server in Chromium."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import hashlib
+import json
 import re
 import warnings
+from pathlib import Path
 
 import pytest
 with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient; httpx is what this project has
@@ -20,6 +23,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
 from grader.classroom.schema import open_class
 from grader import __version__
 from grader.backends import Environment
+from grader.build import BuildResult, BuildStatus
 from grader.classroom import app, dispatch, pages, queue, roster
 from grader.cli import DEFAULT_CHALLENGES
 from grader.results import GradeReport, Mode
@@ -311,6 +315,47 @@ def test_leaderboard_is_public_and_live(site):
     assert "carol" not in page.text   # the roster stays in the gradebook
     missing = client.get("/leaderboard/nope")
     assert missing.status_code == 404 and "no challenge &#39;nope&#39;" in missing.text
+
+
+BUILD_RECORD = BuildResult(BuildStatus.OK, "compiled", artifact=Path("/var/cache/grader/ab/libsolve.so"),
+                           log="k.cu:1: int secret_line;", command=("/opt/cuda/bin/nvcc", "k.cu"), seconds=1.0)
+
+
+def _graded(db, challenge, user: str, verdict: Verdict) -> None:
+    """`user`'s submission queued, claimed and kept with a secret report of `verdict`, its build record
+    carrying paths and a line of the source."""
+    sub_id = _enqueue(db, user)
+    with open_class(db) as store:
+        claimed = queue.claim(store)
+        report = dataclasses.replace(_report(challenge), verdict=verdict, secret=True, build=BUILD_RECORD,
+                                     message="" if verdict is Verdict.ACCEPTED else "k.cu:1: error: expected ';'")
+        store.record(report, user, claimed.filename, Source(claimed.source, claimed.filename, claimed.source_hash),
+                     secret_seed=True, submission_id=sub_id, then=queue.finish(sub_id, "shown"))
+
+
+def test_the_leaderboard_shows_the_ranked_students_and_nothing_behind_them(site):
+    """The anonymous leaderboard (page and API): amy, accepted, by rank, name, level and time; not bob, whose
+    latest run failed to compile, nor carol, who never submitted; no history, roster size, report or path."""
+    client, db, tokens, challenges = site
+    _graded(db, challenges["vector_add"], "bob", Verdict.ACCEPTED)
+    _graded(db, challenges["vector_add"], "bob", Verdict.COMPILE_ERROR)  # bob's best accepted run ranks him...
+    _graded(db, challenges["vector_add"], "amy", Verdict.ACCEPTED)
+    _graded(db, challenges["vector_add"], "carol", Verdict.COMPILE_ERROR)  # ...carol has nothing accepted
+    api = client.get("/api/leaderboard/vector_add").json()
+    assert set(api) == {"challenge", "title", "gpu", "generated_at", "cases", "levels", "entries", "distribution"}
+    assert [e["user"] for e in api["entries"]] == ["bob", "amy"]
+    assert all(set(e) == {"rank", "user", "level", "level_name", "median_ms", "time_ms"} for e in api["entries"])
+    page = client.get("/leaderboard/vector_add").text
+    for text in (json.dumps(api), page):
+        for private in ("carol", "COMPILE_ERROR", "expected ';'", "/var/cache", "/opt/cuda", "secret_line", "k.cu",
+                        "20261122", "attempt", "roster"):
+            assert private not in text, private
+    assert "/" not in json.dumps(api), "no path of any kind"
+    assert '<td class="user" data-sort="amy">amy' in page and 'id="reports"' not in page
+    _login(client, tokens["prof"])
+    gradebook = client.get("/gradebook/vector_add").text
+    assert "carol" in gradebook and "COMPILE_ERROR" in gradebook and 'id="reports"' in gradebook, "the instructor's"
+    assert "/var/cache" not in gradebook and "secret_line" not in gradebook, "a report's build record is not shown"
 
 
 def test_gradebook_is_the_instructors(site):

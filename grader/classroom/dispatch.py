@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader import job, pipeline, report as reports
+from grader import job, pipeline, report as reports, seeds
 from grader.classroom import queue
 from grader.classroom.schema import open_class
 from grader.engines import Engine, Task, fingerprint
@@ -48,6 +48,13 @@ class Class:
 
     challenges: dict[str, Challenge]
     seed: int
+    """The class's secret seed: the key each submission's own seed is derived from (`seed_of`), never a
+    seed anything is graded with, so it stays in this process."""
+
+    def seed_of(self, sub: queue.Submission) -> int:
+        """The seed submission `sub` is graded with (grader.seeds): its own draw of the hidden shapes, the
+        same when the job is graded again after a restart or a grader failure, kept in its run."""
+        return seeds.for_submission(self.seed, sub.id)
 
 
 def shown_text(report: GradeReport) -> str:
@@ -102,8 +109,8 @@ class Dispatcher:
             if sub is None:
                 return
             challenge = self.served.challenges.get(sub.challenge)
-            task = Task(sub.id, _source(sub), sub.challenge,
-                        self.served.seed, secret=True, fingerprint=fingerprint(challenge) if challenge else None)
+            task = Task(sub.id, _source(sub), sub.challenge, self.served.seed_of(sub), secret=True,
+                        fingerprint=fingerprint(challenge) if challenge else None)
             self.out[self.engine.submit(task)] = sub
 
     def _collect(self, store: Store) -> None:
@@ -141,6 +148,6 @@ class Dispatcher:
         if outcome.report is None:
             log.error("the grader failed on %s's submission %d for the last time: %s\n%s", sub.user, sub.id,
                       outcome.error, outcome.traceback)
-        options = pipeline.Options(Mode.SUBMIT, self.served.seed, None, secret=True)
+        options = pipeline.Options(Mode.SUBMIT, self.served.seed_of(sub), None, secret=True)
         return job.report_of(outcome, sub.filename, self.served.challenges[sub.challenge], self.engine.environment,
                              options, 0.0)

@@ -36,7 +36,7 @@ from grader.classroom import queue, roster
 from grader.classroom.dispatch import REPORT_WIDTH
 from grader.classroom.server import COOKIE, ApiError, submission_id
 from grader.classroom.roster import Person, Role
-from grader.leaderboard import Board
+from grader.leaderboard import Board, PublicBoard
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "classroom"
 GRADER_NAME = "cuda-grader"
@@ -99,7 +99,7 @@ def _page(template: str, status: int = 200, script: str | None = None, **context
     return HTMLResponse(body, status_code=status, headers=_headers(POLICY.format(script=source)))
 
 
-def _board_page(board: Board, banner: Markup) -> HTMLResponse:
+def _board_page(board: Board | PublicBoard, banner: Markup) -> HTMLResponse:
     """grader.html's live leaderboard, its policy (its <meta>) also sent as the header, with
     frame-ancestors (which a <meta> policy cannot carry); `banner` goes first in its <body>."""
     page = boards_html.render(board, live=True)

@@ -153,11 +153,11 @@ class Server:
             run.level if run else None, int(exitcodes.for_verdict(verdict)) if verdict else None, report,
             report_text, full)
 
-    def board(self, slug: str, public: bool = False) -> boards.Board:
+    def board(self, slug: str, public: bool = False) -> boards.Board | boards.PublicBoard:
         """The board (grader.leaderboard.board), made again only when a run or the roster changed: a class
-        polling the live page would otherwise have every report parsed many times a second. `public`: the
-        leaderboard without the gradebook's rows (the whole roster, who failed), which are the instructor's
-        (Board.public)."""
+        polling the live page would otherwise have every report parsed many times a second. `public`: what
+        anyone may see of it (Board.public: the ranked students' rank, name, level and times); the rest, the
+        gradebook, is the instructor's."""
         challenge = self.challenge(slug)
         store = self.store()
         key = (slug, *store.db.execute("SELECT MAX(id), COUNT(*) FROM runs").fetchone(),

@@ -40,8 +40,9 @@ def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | No
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of the terminal (html opens from file:// with no network).")
 @click.option("--reveal", is_flag=True,
-              help="Instructor view: show the secret seed and the randomized shapes in the reports (hidden "
-                   "otherwise, as the board is meant for students). Do not publish what it writes.")
+              help="html and json: the instructor's gradebook, every student with their report as stored (secret "
+                   "seed and randomized shapes included) instead of the public leaderboard. Do not publish what "
+                   "it writes.")
 @click.option("--include-practice", is_flag=True,
               help="also count practice runs: local `grader submit --user` runs graded with a public seed")
 @click.pass_obj
@@ -52,7 +53,10 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
     per user, ranked, then every other roster student and every graded user, with the verdict of
     their latest run or "no submission".
 
-    Its reports hide the secret seed and the randomized shapes drawn from it unless --reveal."""
+    The table and csv are the gradebook, for you (every student, no reports). html and json are made to
+    be published: the public leaderboard, as the class server shows it (the ranked students' rank,
+    name, level and times, nothing else); with --reveal, the whole gradebook with every report as
+    stored, for you alone."""
     from grader import leaderboard as boards
     from grader.classroom import roster, schema
 
@@ -63,11 +67,12 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
     if fmt == "table" and output is None:
         report.render_leaderboard(board, terminal.out)
         return
+    shown = board if reveal else board.public()  # what html and json, the formats for publishing, carry
     if fmt == "html":
         from grader import html
-        text = html.render(board)
+        text = html.render(shown)
     elif fmt == "json":
-        text = json.dumps(board.to_json(), indent=2)
+        text = json.dumps(shown.to_json(), indent=2)
     elif fmt == "csv":
         text = boards.as_csv(board)
     else:

@@ -57,10 +57,10 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
     grader submit mine.cu --server http://HOST:8000 --token TOKEN
 
     Submissions wait in a queue in the database (nothing is lost when the server stops; a job that was
-    being graded is graded again at the next start, and kept once). They are graded with the class's
-    secret seed, round-robin between students, one grading process per GPU (--gpus), or on Ray actors
-    (--engine ray). Give yourself an instructor token (`grader roster add NAME --instructor`) for the
-    gradebook pages; deadlines: `grader deadline`."""
+    being graded is graded again at the next start, and kept once). Each is graded on hidden shapes of
+    its own (a seed derived from the class's secret seed), round-robin between students, one grading
+    process per GPU (--gpus), or on Ray actors (--engine ray). Give yourself an instructor token
+    (`grader roster add NAME --instructor`) for the gradebook pages; deadlines: `grader deadline`."""
     import logging
 
     import uvicorn

@@ -1,5 +1,5 @@
 """The grading commands: `run` and `submit` (a file, here or on a class server), `levels` (the reference
-ladder on this GPU) and `grade` (a folder of submissions, with the secret seed)."""
+ladder on this GPU) and `grade` (a folder of submissions, with seeds derived from the class's secret seed)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
                                                                       secret_seed=False))
         terminal.err.print(f"kept as run {run_id} in {database}", style="dim", highlight=False)
         terminal.err.print("a practice run: graded with a public seed, so not on the class leaderboard (the class "
-                           "server and `grader grade` grade with the secret seed); `grader leaderboard "
+                           "server and `grader grade` grade with secret seeds); `grader leaderboard "
                            "--include-practice` lists practice runs", style="dim", highlight=False)
     if as_json:
         click.echo(report.as_json(result))
@@ -157,7 +157,7 @@ LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "
 def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: bool, **kwargs) -> None:
     """Grade FILE fully: correctness on every case, timing against the baseline, and its level.
 
-    With --server, FILE goes to the class server, which grades it with the class's secret seed; this
+    With --server, FILE goes to the class server, which grades it on hidden shapes of its own; this
     waits with progress, prints the same report (secret cases shown as "hidden case N") and exits with
     the same code a local run would. Without it, `--user NAME` keeps a practice run in a local
     database (graded with a public seed, so not on the class leaderboard)."""
@@ -192,7 +192,8 @@ def run_command(terminal: Terminal, **kwargs) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @nvcc_option
 @cache_option
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, help="Seed for the inputs.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
+              help="Seed for the inputs (a placement that measures the ladder uses the default).")
 @budget_option
 @click.pass_obj
 @handle_errors
@@ -251,7 +252,7 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Path, db: Path, backend: str,
           nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, engine_name: str,
           gpus: str | None, ray_address: str | None) -> None:
-    """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu) with the secret seed.
+    """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu), each with its own secret seed.
 
     Results go to the database; a student's source graded before (same hash, grader version and GPU) is
     skipped, so an interrupted batch resumes where it stopped. With --gpus N (or --engine ray) N
