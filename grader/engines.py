@@ -306,19 +306,32 @@ class _RayGrader:
 
 class RayEngine:
     """Grading on Ray: one actor per GPU of the cluster (or `slots` of them), each job a task on a free
-    one. Ray places the actors on the nodes; the caller keeps at most `slots` jobs out."""
+    one. Ray places the actors on the nodes; the caller keeps at most `slots` jobs out. Ray is reached
+    through grader.ray_access: a local cluster it starts requires a token, and a cluster it joins must
+    (unless `insecure`). A Ray this process had already started is used as it is, and left running."""
 
     name = "ray"
 
-    def __init__(self, config: Config, address: str | None, slugs: tuple[str, ...], slots: int | None = None):
+    def __init__(self, config: Config, address: str | None, slugs: tuple[str, ...], slots: int | None = None,
+                 insecure: bool = False):
         try:
             import ray
         except ImportError as error:
-            raise UsageError("--engine ray needs Ray", hint="pip install -e '.[ray]' (or pip install 'ray>=2.9')") from error
-        self.ray, self.config = ray, config
+            raise UsageError("--engine ray needs Ray", hint="pip install -e '.[ray]' (or pip install 'ray>=2.52')") from error
+        from grader import ray_access
+
+        self.ray, self.config, self.connected = ray, config, None
         if not ray.is_initialized():
-            ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONUNBUFFERED": "1"}})
+            self.connected = ray_access.connect(ray, address, insecure, include_dashboard=False, log_to_driver=False,
+                                                runtime_env={"env_vars": {"PYTHONUNBUFFERED": "1"}})
+        try:
+            self._start(slugs, slots)
+        except BaseException:
+            ray_access.disconnect(ray, self.connected)
+            raise
+
+    def _start(self, slugs: tuple[str, ...], slots: int | None) -> None:
+        ray, config = self.ray, self.config
         self.emulated = config.backend == "emulator"
         resource = "CPU" if self.emulated else "GPU"
         available = int(ray.cluster_resources().get(resource, 0))
@@ -365,11 +378,15 @@ class RayEngine:
 
     def describe(self) -> str:
         what = "CPU" if self.emulated else "GPU"
-        return f"ray engine: {self.slots} grading actor(s), one {what} each, on {self.nodes} node(s)"
+        where = f" ({self.connected.describe()})" if self.connected else ""
+        return f"ray engine: {self.slots} grading actor(s), one {what} each, on {self.nodes} node(s){where}"
 
     def close(self) -> None:
+        from grader import ray_access
+
         for grader in self.free:
             self.ray.kill(grader)
+        ray_access.disconnect(self.ray, self.connected)
 
 
 def gpu_devices(spec: str, emulated: bool) -> list[int | None]:

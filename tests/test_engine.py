@@ -63,17 +63,26 @@ def test_the_local_engine_grades_in_processes_of_its_own(config):
         local.close()
 
 
-def test_the_ray_engine_grades_on_actors(config):
+def test_the_ray_engine_grades_on_actors_of_a_local_ray_that_requires_its_token(config, monkeypatch):
+    """The engine starts its own Ray (grader.ray_access): one that turns away a caller without its
+    token, checked from another process; stopped, its private folder gone, when the engine closes."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    from grader import ray_access
+
+    for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+        monkeypatch.setenv(name, "")  # so that the test's end restores each as it was (the engine sets some)
+        monkeypatch.delenv(name)
+    on_ray = engine.RayEngine(config, None, ("tiny_add",), slots=2)
     try:
-        on_ray = engine.RayEngine(config, None, ("tiny_add",), slots=2)
         assert on_ray.slots == 2 and "2 grading actor(s)" in on_ray.describe()
+        assert on_ray.connected.token_required and "token-authenticated" in on_ray.describe()
+        stranger = ray_access.requires_token(ray.get_runtime_context().gcs_address)
+        assert stranger.probe is ray_access.Probe.REFUSED, stranger.detail
         outcomes = [f.result(timeout=300) for f in [on_ray.submit(t) for t in tasks()[:2]]]
         assert [o.report.verdict for o in outcomes] == list(FILES.values())[:2]
-        on_ray.close()
     finally:
-        ray.shutdown()
+        on_ray.close()
+    assert not ray.is_initialized() and not on_ray.connected.folder.exists()
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")

@@ -35,6 +35,8 @@ NAIVE = DEFAULT_CHALLENGES / "vector_add" / "levels" / "1_naive.cu"
 HOSTILE_FILE = '<img src=x onerror=alert(1)>&"x".cu'
 HOSTILE_NAME = "<b>mallory</b>"
 XSS = "<script>alert(1)</script>"
+ORIGIN = "http://testserver"
+"""The TestClient's own origin: a browser names it in Origin with every form it posts from these pages."""
 
 
 @pytest.fixture
@@ -47,7 +49,7 @@ def site(tmp_path):
     with open_class(db) as store:
         tokens = {name: roster.add(store, name).token for name in ("amy", "bob", "carol")}
         tokens["prof"] = roster.add(store, "prof", roster.Role.INSTRUCTOR).token
-    with TestClient(app.create_app(settings), follow_redirects=False) as client:
+    with TestClient(app.create_app(settings), follow_redirects=False, headers={"Origin": ORIGIN}) as client:
         yield client, db, tokens, challenges
 
 
@@ -128,24 +130,39 @@ def test_start_page_lists_the_challenges_and_the_queue(site):
     assert 'action="/logout"' in text
 
 
-def test_login_with_a_good_token_sets_the_cookie_and_logout_clears_it(site):
-    client, _, tokens, _ = site
+def test_login_sets_a_session_cookie_and_logout_ends_the_session(site):
+    """The cookie holds a session's id, never the token (cookies reach every port of the host), and
+    logging out ends the session on the server: a copy of the cookie logs no one in afterwards."""
+    client, db, tokens, _ = site
     assert client.get("/me").headers["location"] == "/login"
     form = client.get("/login")
     assert 'type="password" name="token"' in form.text
     done = _login(client, tokens["amy"])
     assert done.status_code == 303 and done.headers["location"] == "/me"
-    cookie = done.headers["set-cookie"]
-    assert cookie.startswith(f"{app.COOKIE}={tokens['amy']};")
-    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie and "Secure" not in cookie
+    cookies = done.headers.get_list("set-cookie")
+    assert len(cookies) == 1 and tokens["amy"] not in cookies[0]
+    session_id = re.match(rf"{app.COOKIE}=([A-Za-z0-9_-]{{40,}});", cookies[0]).group(1)
+    for attribute in ("HttpOnly", "SameSite=strict", "Path=/", f"Max-Age={12 * 3600}"):
+        assert attribute in cookies[0]
+    assert "Secure" not in cookies[0] and "Domain" not in cookies[0]
+    with open_class(db) as store:
+        kept = [tuple(row) for row in store.db.execute("SELECT * FROM sessions")]
+    assert len(kept) == 1 and session_id not in repr(kept) and hashlib.sha256(session_id.encode()).hexdigest() in kept[0]
     me = client.get("/me")
     assert me.status_code == 200 and '<strong id="who">amy</strong>' in me.text
     assert "No submissions yet." in me.text and "<script>" not in me.text  # nothing to wait for: no script
+    assert client.get("/api/me").json() == {"name": "amy", "role": "student"}
 
     out = client.post("/logout")
     assert out.status_code == 303 and out.headers["location"] == "/"
     assert "Max-Age=0" in out.headers["set-cookie"] or "expires=" in out.headers["set-cookie"].lower()
     assert client.get("/me").status_code == 303
+    client.cookies.set(app.COOKIE, session_id)  # the old cookie, kept by someone who copied it
+    after = client.get("/api/me")
+    assert after.status_code == 401 and "logged out" in after.json()["error"]
+    assert client.get("/me").headers["location"] == "/login"
+    with open_class(db) as store:
+        assert store.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 0
 
 
 def test_login_with_a_bad_token_is_refused_and_nothing_is_kept(site):
@@ -161,8 +178,10 @@ def test_login_with_a_bad_token_is_refused_and_nothing_is_kept(site):
 
 def test_login_posted_from_another_site_is_refused(site):
     client, _, tokens, _ = site
-    refused = client.post("/login", data={"token": tokens["amy"]}, headers={"Origin": "http://evil.example"})
-    assert refused.status_code == 403 and "set-cookie" not in refused.headers
+    for origin in ("http://evil.example", "null", "http://testserver.evil.example"):
+        refused = client.post("/login", data={"token": tokens["amy"]}, headers={"Origin": origin})
+        assert refused.status_code == 403 and "set-cookie" not in refused.headers, origin
+        assert refused.headers["content-type"].startswith("text/html")
 
 
 # -- submitting -------------------------------------------------------------------------------------------

@@ -203,7 +203,9 @@ def test_a_database_whose_class_tables_the_core_made_opens_with_nothing_lost(tmp
     monkeypatch.setattr(store, "MIGRATIONS", store.MIGRATIONS[:2])
     with store.Store.open(db) as old:
         old.apply((("0003_classroom", OLD_CLASSROOM_MIGRATION),))
-        token = roster.add(old, "alice").token
+        token = "alice's token"  # added as the grader of that time did (the roster has had columns since)
+        old.db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES ('alice', 'student', ?, ?)",
+                       (roster.token_hash(token), store.now()))
         sub = queue.enqueue(old, "alice", "vector_add", "a.cu", text_source("x"), 1, queue.Limits())
     monkeypatch.undo()
     with schema.open_class(db) as s:

@@ -2,11 +2,14 @@
 --server` client uses, beside the web pages (grader.classroom.pages); both call the shared
 `Server` (grader.classroom.server).
 
-Who is asking comes from the token, as `Authorization: Bearer TOKEN` (the client) or the HttpOnly
-cookie the login page sets (the browser). A request without a valid token gets 401 and nothing is
-stored. Handlers are plain functions that Starlette runs on its thread pool; each thread has its own
-database connection (SQLite connections are not shared between threads), and the queue's limits are
-checked inside the transaction that queues, so concurrent uploads cannot slip past them.
+Who is asking comes from the token, as `Authorization: Bearer TOKEN` (the client), or from the
+session the login page starts (the browser's HttpOnly cookie holds a session id, never the token:
+grader.classroom.sessions). A request without a valid token or session gets 401 and nothing is
+stored; one that could change something, sent without a bearer token from another origin, gets 403
+before any route sees it (grader.classroom.guard). Handlers are plain functions that Starlette runs on
+its thread pool; each thread has its own database connection (SQLite connections are not shared
+between threads), and the queue's limits are checked inside the transaction that queues, so
+concurrent uploads cannot slip past them.
 """
 
 from __future__ import annotations
@@ -17,17 +20,22 @@ import socket
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from grader import __version__, leaderboard as boards
-from grader.classroom import pages, queue
+from grader.classroom import guard, pages, queue
 from grader.classroom.roster import Role
 from grader.classroom.server import COOKIE, ApiError, Server, Settings, run_sync, submission_id
 from grader.errors import UsageError
 
 __all__ = ["COOKIE", "ApiError", "Settings", "create_app", "listening_socket"]
+
+FAILURE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+"""What grader.classroom.guard.SecurityHeaders adds to every other answer: a failure's answer is sent
+outside it (Starlette's ServerErrorMiddleware is the outermost)."""
 
 
 # -- the JSON API ---------------------------------------------------------------------------------------
@@ -98,6 +106,26 @@ async def _api_error(request: Request, error: ApiError) -> Response:
     return pages.error_page(request, error)
 
 
+async def _refuse(request: Request, status: int, message: str, hint: str) -> Response:
+    return await _api_error(request, ApiError(status, message, hint))
+
+
+async def _gone(request: Request, error: ClientDisconnect) -> Response:
+    """The client left, or was cut off for sending too slowly (grader.classroom.transport), while its
+    request was read: nothing was stored, and no one is there to read an answer."""
+    return await _api_error(request, ApiError(408, "the request was not sent in time"))
+
+
+async def _internal_error(request: Request, error: Exception) -> Response:
+    """A failure of the server's own (uvicorn logs its traceback): the answer says only that, with the
+    headers every answer has (Starlette sends it outside the middleware)."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": "the class server failed on this request",
+                             "hint": "try again; tell your instructor if it keeps failing"}, 500,
+                            headers=FAILURE_HEADERS)
+    return PlainTextResponse("the class server failed on this request", 500, headers=FAILURE_HEADERS)
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """The server's socket, bound before anything says the server is serving: a port already taken
     (errno 98), one this user may not bind or an address this machine does not have is a UsageError
@@ -141,8 +169,11 @@ def create_app(settings: Settings, dispatcher=None) -> Starlette:
             if dispatcher is not None:
                 dispatcher.stop()
 
-    app = Starlette(routes=api_routes(server) + pages.routes(server), lifespan=lifespan,
-                    exception_handlers={ApiError: _api_error, HTTPException: _http_error})
+    middleware = [Middleware(guard.SecurityHeaders),
+                  Middleware(guard.SameOrigin, own_origin=server.origin, credential=server.credential, refuse=_refuse)]
+    app = Starlette(routes=api_routes(server) + pages.routes(server), lifespan=lifespan, middleware=middleware,
+                    exception_handlers={ApiError: _api_error, HTTPException: _http_error, ClientDisconnect: _gone,
+                                        Exception: _internal_error})
     app.state.server = server
     return app
 

@@ -13,6 +13,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -31,6 +32,21 @@ class Login:
     token: str
 
 
+def server_url(text: str) -> str:
+    """A class server's address as given (flag, environment, login file), checked: http or https, a host,
+    nothing after it but a path. Anything else is bad usage (exit 2), not a server that failed."""
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018  (a port that is no number raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise UsageError(f"{text!r} is not a class server's URL",
+                         hint="write it as http://HOST:PORT or https://HOST, the address your instructor gave you "
+                              "(e.g. --server http://gpu-box:8000)")
+    return text.strip().rstrip("/")
+
+
 def resolve(server: str | None, token: str | None, login_file: Path = LOGIN_FILE) -> Login:
     """The server and token to use: flags (click fills them from the environment too), else the login file."""
     saved = _saved(login_file)
@@ -40,7 +56,7 @@ def resolve(server: str | None, token: str | None, login_file: Path = LOGIN_FILE
         raise UsageError("no class server given", hint="pass --server URL, set GRADER_SERVER, or run `grader login`")
     if not token:
         raise UsageError(f"no token for {server}", hint="pass --token TOKEN, set GRADER_TOKEN, or run `grader login`")
-    return Login(server.rstrip("/"), token)
+    return Login(server_url(server), token)
 
 
 def _saved(path: Path) -> Login | None:
@@ -111,7 +127,7 @@ def _refusal(response: httpx.Response, server: str) -> GraderError:
     except ValueError:
         message, hint = response.text[:300], None
     if response.status_code == 401:
-        return UsageError(f"the class server at {server} does not know this token ({message})",
+        return UsageError(f"the class server at {server} refused the token: {message}",
                           hint=hint or "check the token your instructor gave you; `grader login` saves it")
     if response.status_code in (429, 503) or response.status_code >= 500:
         return ServerError(f"the class server said: {message}", hint=hint or "try again in a moment")

@@ -6,9 +6,10 @@ dropped), and the two page scripts write with textContent only. Each page's Cont
 header allows its own inline script by hash and fetches from this server only; the leaderboards are
 grader.html's live page, served with that page's own policy (plus frame-ancestors).
 
-Logging in sets an HttpOnly, SameSite=Strict cookie holding the token (grader.classroom.app reads it
-when a request has no Authorization header). Every form post must come from this server's own pages:
-a POST whose Origin header names another origin is refused (403) before anything else is done.
+Logging in exchanges the token for a session (grader.classroom.sessions): the HttpOnly, SameSite=Strict
+cookie holds the session's id, never the token, and logging out deletes the session on the server.
+Every form post must come from this server's own pages: grader.classroom.guard refuses (403) one whose
+Origin (or Referer) names another origin, or none, before any page sees it.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader import __version__, html as boards_html
-from grader.classroom import queue, roster
+from grader.classroom import queue, roster, sessions
 from grader.classroom.dispatch import REPORT_WIDTH
-from grader.classroom.server import COOKIE, ApiError, submission_id
+from grader.classroom.server import DIGITS, ApiError, Caller, Denied, submission_id
 from grader.classroom.roster import Person, Role
 from grader.leaderboard import Board, PublicBoard
 
@@ -47,7 +48,7 @@ HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Re
 META_POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 BODY_TAG = re.compile(r"<body[^>]*>")
 REASONS = {400: "Bad request", 401: "Log in first", 403: "Not allowed", 404: "Not found", 411: "Length required",
-           413: "Too large", 429: "Too many submissions"}
+           408: "Too slow", 413: "Too large", 429: "Too many submissions"}
 
 
 # -- rendering helpers ------------------------------------------------------------------------------------
@@ -131,18 +132,10 @@ def _unlinked(style: str | Style) -> Style:
     return (Style.parse(style) if isinstance(style, str) else style).clear_meta_and_links()
 
 
-def _same_origin(request: Request) -> None:
-    """Refuse a form posted from another site's page (the cookie would go with it)."""
-    origin = request.headers.get("origin")
-    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
-        raise ApiError(403, "this form was sent from another site's page",
-                         "submit from this server's own pages")
-
-
 def _small(request: Request, most: int = LOGIN_FORM_BYTES) -> None:
     """A form that is a few fields: its size said, and small (it is read whole, before any check)."""
     length = request.headers.get("content-length", "")
-    if not length.isdigit() or int(length) > most:
+    if not DIGITS.fullmatch(length) or int(length) > most:
         raise ApiError(413, "the login form is a token, nothing more", "send the login page's form")
 
 
@@ -170,24 +163,38 @@ class _Pages:
         return _page("login.html.j2", problem=None, who=self.server.person(request))
 
     async def login(self, request: Request) -> Response:
-        _same_origin(request)
+        """The token for a session: the cookie carries the session's id (see grader.classroom.sessions)."""
         _small(request)
         async with request.form(max_files=0, max_fields=4, max_part_size=1024) as form:
             token = form.get("token")
         token = token.strip() if isinstance(token, str) else None
-        who = await run_in_threadpool(lambda: roster.authenticate(self.server.store(), token))
-        if who is None:
+        checked = await run_in_threadpool(lambda: roster.check(self.server.store(), token))
+        if checked.standing is roster.Standing.EXPIRED:
+            refusal = Caller(None, Denied.EXPIRED_TOKEN, checked.person.expires_at).refusal()
+            return _page("login.html.j2", 401, problem=f"{refusal.message}: {refusal.hint}")
+        if checked.valid is None:
             return _page("login.html.j2", 401, problem="unknown token: check it, or ask your instructor for a new one")
+        secure = self.server.secure(request)
+        earlier = request.cookies.get(sessions.cookie_name(secure))  # a new login ends the one before it
+
+        def start() -> sessions.Started:
+            sessions.end(self.server.store(), earlier)
+            return sessions.start(self.server.store(), checked.valid, token, self.server.settings.session_s)
+
+        started = await run_in_threadpool(start)
         response = RedirectResponse("/me", status_code=303, headers=HEADERS)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/",
-                            secure=request.url.scheme == "https")
+        response.set_cookie(sessions.cookie_name(secure), started.session_id, max_age=started.max_age_s,
+                            httponly=True, samesite="strict", path="/", secure=secure)
         return response
 
     async def logout(self, request: Request) -> Response:
-        _same_origin(request)
+        """The session ends on the server (its cookie, wherever a copy went, logs no one in), and the
+        browser is told to forget the cookie."""
+        name = self.server.cookie_name(request)
+        await run_in_threadpool(lambda: sessions.end(self.server.store(), request.cookies.get(name)))
         response = RedirectResponse("/", status_code=303, headers=HEADERS)
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict",
-                               secure=request.url.scheme == "https")
+        secure = self.server.secure(request)
+        response.delete_cookie(name, path="/", httponly=True, samesite="strict", secure=secure)
         return response
 
     def me(self, request: Request) -> Response:
@@ -202,7 +209,6 @@ class _Pages:
                      **self._context(who))
 
     async def submit(self, request: Request) -> Response:
-        _same_origin(request)
         who = await run_in_threadpool(self.server.require, request)
         sub = await self.server.upload(request, who)
         return RedirectResponse(f"/submissions/{sub.id}", status_code=303, headers=HEADERS)
@@ -257,4 +263,5 @@ def error_page(request: Request, error) -> Response:
         links.append(("/me", "back to the upload form"))
     links.append(("/", "the class server's start page"))
     return _page("error.html.j2", error.status, code=error.status, reason=REASONS.get(error.status, "Error"),
-                 message=error.message, hint=error.hint, links=links, signed_in=COOKIE in request.cookies)
+                 message=error.message, hint=error.hint, links=links,
+                 signed_in=any(name in request.cookies for name in (sessions.COOKIE, sessions.SECURE_COOKIE)))

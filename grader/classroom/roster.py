@@ -4,11 +4,16 @@ A person's token is 32 random bytes (urlsafe base64), shown once when the person
 only as its SHA-256: a token that random cannot be guessed from its hash, so a slow password hash
 would only slow every request. Names are what the gradebook shows; they are checked on the way in
 (printable, no separators), since the leaderboard, the CSV and the HTML page all carry them.
+
+A token may have an expiry the instructor sets (`grader roster add|import --expires`, `roster expire`):
+past it, the token is refused with a hint to ask the instructor, and so are the browser sessions made
+with it (grader.classroom.sessions), which last no longer than their token.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime
 import os
 import enum
 import hashlib
@@ -37,6 +42,29 @@ class Person:
     name: str
     role: Role
     added_at: str
+    expires_at: str | None = None
+    """When their token stops working (UTC, ISO 8601, as the store writes times); None: never."""
+
+    def expired(self, at: str | None = None) -> bool:
+        return self.expires_at is not None and _instant(self.expires_at) <= _instant(at or now())
+
+
+class Standing(enum.Enum):
+    VALID = "valid"
+    UNKNOWN = "unknown"
+    EXPIRED = "expired"
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a token is: a person's valid token, no one's, or a person's that has expired (`person` is
+    then whose it was, so the refusal can say when it expired)."""
+    standing: Standing
+    person: Person | None = None
+
+    @property
+    def valid(self) -> Person | None:
+        return self.person if self.standing is Standing.VALID else None
 
 
 @dataclass(frozen=True)
@@ -58,9 +86,34 @@ def check_name(name: str) -> str:
     return name
 
 
-def add(store: Store, name: str, role: Role = Role.STUDENT) -> Added:
-    """Add a person with a fresh token; a name on the roster already is refused (`new_token` replaces
-    a lost token)."""
+def parse_expiry(text: str) -> datetime.datetime | None:
+    """An expiry as an instructor writes it: `never` (None), `now`, or a date and time in ISO 8601 (this
+    machine's zone when it names none, as a deadline)."""
+    from grader.classroom.queue import parse_due
+
+    word = text.strip().lower()
+    if word == "never":
+        return None
+    if word == "now":
+        return datetime.datetime.now(datetime.timezone.utc)
+    try:
+        return parse_due(text)
+    except UsageError as error:
+        raise UsageError(f"{text!r} is not an expiry", hint="write a date and time (2026-12-01T23:59), `now` or "
+                                                            "`never`") from error
+
+
+def _stamp(when: datetime.datetime | None) -> str | None:
+    return None if when is None else when.astimezone(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _instant(stamp: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(stamp)
+
+
+def add(store: Store, name: str, role: Role = Role.STUDENT, expires: datetime.datetime | None = None) -> Added:
+    """Add a person with a fresh token (expiring at `expires`, None: never); a name on the roster
+    already is refused (`new_token` replaces a lost token)."""
     check_name(name)
     token, added_at = secrets.token_urlsafe(TOKEN_BYTES), now()
     try:
@@ -69,54 +122,86 @@ def add(store: Store, name: str, role: Role = Role.STUDENT) -> Added:
                 raise UsageError(f"{name} is on the roster already",
                                  hint=f"`grader roster add {name} --new-token` gives them a new token (the old one "
                                       "stops working)")
-            db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES (?, ?, ?, ?)",
-                       (name, role.value, token_hash(token), added_at))
+            db.execute("INSERT INTO people (name, role, token_hash, added_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                       (name, role.value, token_hash(token), added_at, _stamp(expires)))
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"could not add {name} to the roster in {store.path}: {exc}") from exc
-    return Added(Person(name, role, added_at), token)
+    return Added(Person(name, role, added_at, _stamp(expires)), token)
 
 
-def new_token(store: Store, name: str, role: Role | None = None) -> Added:
-    """A new token for a person on the roster, for one who lost theirs: the old one stops working, and
-    their role and the date they were added stay. A name not on the roster is refused rather than
-    added (a mistyped name would otherwise let a stranger in), and so is `role` where it is not theirs
-    (a new token changes no one's role)."""
+KEEP = object()
+"""`new_token`'s expiry when none is given: the person's stays as it was."""
+
+
+def new_token(store: Store, name: str, role: Role | None = None, expires=KEEP) -> Added:
+    """A new token for a person on the roster, for one who lost theirs: the old one stops working (and
+    every browser session made with it), and their role, the date they were added and their expiry
+    (unless `expires` is given: a datetime, or None for never) stay. A name not on the roster is refused
+    rather than added (a mistyped name would otherwise let a stranger in), and so is `role` where it is
+    not theirs (a new token changes no one's role)."""
     check_name(name)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     try:
         with store.transaction() as db:
-            row = db.execute("SELECT role, added_at FROM people WHERE name = ?", (name,)).fetchone()
+            row = db.execute("SELECT role, added_at, expires_at FROM people WHERE name = ?", (name,)).fetchone()
             if row is None:
                 raise UsageError(f"{name} is not on the roster: nothing changed",
                                  hint=f"`grader roster add {name}` (without --new-token) adds them")
-            person = Person(name, Role(row["role"]), row["added_at"])
+            expires_at = row["expires_at"] if expires is KEEP else _stamp(expires)
+            person = Person(name, Role(row["role"]), row["added_at"], expires_at)
             if role is not None and role is not person.role:
                 raise UsageError(f"{name} is on the roster as {person.role.value}, not {role.value}: nothing changed",
                                  hint="--new-token replaces a token and keeps the role; drop --instructor")
-            db.execute("UPDATE people SET token_hash = ? WHERE name = ?", (token_hash(token), name))
+            db.execute("UPDATE people SET token_hash = ?, expires_at = ? WHERE name = ?",
+                       (token_hash(token), expires_at, name))
+            db.execute("DELETE FROM sessions WHERE name = ?", (name,))
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"could not give {name} a new token in {store.path}: {exc}") from exc
     return Added(person, token)
 
 
-def authenticate(store: Store, token: str | None) -> Person | None:
-    """The person whose token this is, or None. The lookup is by hash, so the time it takes says nothing
-    of how much of a token was right; the final compare is constant-time anyway."""
+def set_expiry(store: Store, name: str, expires: datetime.datetime | None) -> Person:
+    """Give `name`'s token an expiry (None: never); their token and role stay. An expiry in the past
+    stops the token, and the sessions made with it, at once."""
+    check_name(name)
+    try:
+        with store.transaction() as db:
+            changed = db.execute("UPDATE people SET expires_at = ? WHERE name = ?", (_stamp(expires), name)).rowcount
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"could not change {name}'s expiry in {store.path}: {exc}") from exc
+    if not changed:
+        raise UsageError(f"{name} is not on the roster: nothing changed", hint="`grader roster list` shows who is")
+    return next(p for p in people(store) if p.name == name)
+
+
+def check(store: Store, token: str | None, at: str | None = None) -> Checked:
+    """What `token` is (at time `at`, default now). The lookup is by hash, so the time it takes says
+    nothing of how much of a token was right; the final compare is constant-time anyway."""
     if not token or len(token) > 256:
-        return None
+        return Checked(Standing.UNKNOWN)
     digest = token_hash(token)
-    row = store.db.execute("SELECT name, role, token_hash, added_at FROM people WHERE token_hash = ?",
+    row = store.db.execute("SELECT name, role, token_hash, added_at, expires_at FROM people WHERE token_hash = ?",
                            (digest,)).fetchone()
     if row is None or not hmac.compare_digest(row["token_hash"], digest):
-        return None
-    return Person(row["name"], Role(row["role"]), row["added_at"])
+        return Checked(Standing.UNKNOWN)
+    person = _person(row)
+    return Checked(Standing.EXPIRED if person.expired(at) else Standing.VALID, person)
+
+
+def authenticate(store: Store, token: str | None) -> Person | None:
+    """The person whose valid token this is, or None (no one's, or expired: `check` says which)."""
+    return check(store, token).valid
+
+
+def _person(row) -> Person:
+    return Person(row["name"], Role(row["role"]), row["added_at"], row["expires_at"])
 
 
 def people(store: Store, role: Role | None = None) -> list[Person]:
-    sql, args = "SELECT name, role, added_at FROM people", ()
+    sql, args = "SELECT name, role, added_at, expires_at FROM people", ()
     if role is not None:
         sql, args = sql + " WHERE role = ?", (role.value,)
-    return [Person(r["name"], Role(r["role"]), r["added_at"]) for r in store.db.execute(sql + " ORDER BY name", args)]
+    return [_person(r) for r in store.db.execute(sql + " ORDER BY name", args)]
 
 
 def students(store: Store) -> list[str]:
@@ -157,10 +242,11 @@ class Imported:
         return "".join(f"{a.person.name},{a.token}\n" for a in self.added)
 
 
-def add_all(store: Store, names: list[str]) -> Imported:
-    """Add every name not on the roster yet (as a student, each with a fresh token); keep the others."""
+def add_all(store: Store, names: list[str], expires: datetime.datetime | None = None) -> Imported:
+    """Add every name not on the roster yet (as a student, each with a fresh token expiring at
+    `expires`); keep the others as they are (their tokens and expiries)."""
     known = {p.name for p in people(store)}
-    added = tuple(add(store, name) for name in names if name not in known)
+    added = tuple(add(store, name, expires=expires) for name in names if name not in known)
     return Imported(added, tuple(name for name in names if name in known))
 
 

@@ -1,7 +1,8 @@
 """The class server's tables, its own migrations in the results database, and how it opens the store.
 
 The core store (grader.store) knows runs, cases and timings; the roster (`people`), the submission queue
-(`submissions`) and the deadlines are the classroom's, created here under migration names of its own.
+(`submissions`), the deadlines and the web pages' login sessions are the classroom's, created here under
+migration names of its own.
 Databases made before the split had these tables from the core's "0003_classroom", so the statements
 create only what is missing. Every classroom module opens the database through `open_class`.
 """
@@ -45,6 +46,20 @@ MIGRATIONS: tuple[tuple[str, Step], ...] = (
             challenge TEXT PRIMARY KEY,
             due_at TEXT NOT NULL
         )
+    """),
+    # A token may expire (NULL: never). A browser's login is a session: a random id whose hash is kept
+    # here, bound to the token it was made from (a replaced token ends its sessions) and ending at
+    # `expires_at` or at logout, so the cookie never holds the token itself.
+    ("classroom_0002_sessions", """
+        ALTER TABLE people ADD COLUMN expires_at TEXT;
+        CREATE TABLE sessions (
+            id_hash TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            token_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL
+        );
+        CREATE INDEX sessions_by_expiry ON sessions (expires_at)
     """),
 )
 

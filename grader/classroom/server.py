@@ -5,24 +5,30 @@ each handler's database connection. The JSON API (grader.classroom.app) and the 
 
 from __future__ import annotations
 
+import enum
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
 from grader import exitcodes, leaderboard as boards, signature, source as sources
-from grader.classroom import queue, roster
+from grader.classroom import queue, roster, sessions
+from grader.classroom.guard import Credential
 from grader.classroom.roster import Person, Role
 from grader.classroom.schema import open_class
 from grader.classroom.wire import SubmissionView
 from grader.spec import Challenge
 from grader.store import Store
 
-COOKIE = "grader_token"
+COOKIE = sessions.COOKIE
 MULTIPART_OVERHEAD_BYTES = 16 * 1024
 """What a multipart upload adds to the file's own bytes (boundaries, headers, the challenge field)."""
 FILENAME_CHARS = 100
+DIGITS = re.compile(r"[0-9]{1,18}")
+"""A number a client sends (an id, a length): ASCII digits only (str.isdigit also takes '²', which int refuses)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,56 @@ class Settings:
     limits: queue.Limits = queue.Limits()
     engine: str = "not started"
     """What grades, in words (the engine's `describe`), shown by /api/health and the start page."""
+    public_origin: str | None = None
+    """The origin students open (`grader serve --public-url`, e.g. https://class.example.edu behind a
+    TLS proxy): the only origin a cookie-authenticated change may come from, and with https, the
+    session cookie is Secure and `__Host-`. None: the origin each request addresses (its scheme and
+    Host)."""
+    session_s: int = sessions.LIFETIME_S
+    """How long a browser's login lasts (grader.classroom.sessions)."""
+
+
+def public_origin(url: str) -> str:
+    """`--public-url` as an origin (scheme://host[:port], lower case), or a UsageError saying what one looks like."""
+    from grader.errors import UsageError
+
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
+            or parts.query or parts.fragment or parts.username or parts.password:
+        raise UsageError(f"{url!r} is not a public URL for the class server",
+                         hint="give the address students open, scheme and host only: https://class.example.edu "
+                              "(or http://HOST:PORT without a TLS proxy)")
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
+class Denied(enum.Enum):
+    """Why a request is no one's."""
+    NO_CREDENTIALS = "no credentials"
+    UNKNOWN_TOKEN = "unknown token"
+    EXPIRED_TOKEN = "expired token"
+    SESSION_ENDED = "session ended"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, from the bearer token or the session cookie, or why no one is."""
+    person: Person | None
+    denied: Denied | None = None
+    expired_at: str | None = None
+    """With Denied.EXPIRED_TOKEN: when the token expired."""
+
+    def refusal(self) -> "ApiError":
+        if self.denied is Denied.EXPIRED_TOKEN:
+            return ApiError(401, f"this token expired on {self.expired_at[:16].replace('T', ' ')} UTC",
+                            "ask your instructor to extend it or to give you a new one")
+        if self.denied is Denied.SESSION_ENDED:
+            return ApiError(401, "your login has ended (you logged out, or it expired)",
+                            "log in again with your token on the login page")
+        if self.denied is Denied.UNKNOWN_TOKEN:
+            return ApiError(401, "this server does not know this token",
+                            "check the token your instructor gave you (grader login saves it)")
+        return ApiError(401, "a valid token is needed", "log in with the token your instructor gave you "
+                                                        "(grader login, or the web page's login)")
 
 
 class ApiError(Exception):
@@ -56,16 +112,47 @@ class Server:
         return store
 
     # -- who is asking
+    def origin(self, request: Request) -> str:
+        """This server's own origin, as a browser names it in Origin."""
+        return self.settings.public_origin or f"{request.url.scheme}://{request.url.netloc}".lower()
+
+    def secure(self, request: Request) -> bool:
+        """Served over HTTPS: the session cookie is then Secure and `__Host-`."""
+        return self.origin(request).startswith("https://")
+
+    def cookie_name(self, request: Request) -> str:
+        return sessions.cookie_name(self.secure(request))
+
+    def credential(self, request: Request) -> Credential:
+        if bearer(request) is not None:
+            return Credential.BEARER
+        return Credential.COOKIE if self.cookie_name(request) in request.cookies else Credential.NONE
+
+    def caller(self, request: Request) -> Caller:
+        """Who is asking: the `Authorization: Bearer` token (the client), else the session cookie (the
+        browser)."""
+        token = bearer(request)
+        if token is not None:
+            checked = roster.check(self.store(), token)
+            if checked.standing is roster.Standing.EXPIRED:
+                return Caller(None, Denied.EXPIRED_TOKEN, checked.person.expires_at)
+            return Caller(checked.valid, None if checked.valid else Denied.UNKNOWN_TOKEN)
+        session_id = request.cookies.get(self.cookie_name(request))
+        if session_id is None:
+            return Caller(None, Denied.NO_CREDENTIALS)
+        found = sessions.find(self.store(), session_id)
+        if found.ended is sessions.Ended.TOKEN_EXPIRED:
+            return Caller(None, Denied.EXPIRED_TOKEN, found.token_expired_at)
+        return Caller(found.person, None if found.person else Denied.SESSION_ENDED)
+
     def person(self, request: Request) -> Person | None:
-        header = request.headers.get("authorization", "")
-        token = header[7:].strip() if header.lower().startswith("bearer ") else request.cookies.get(COOKIE)
-        return roster.authenticate(self.store(), token)
+        return self.caller(request).person
 
     def require(self, request: Request, role: Role | None = None) -> Person:
-        who = self.person(request)
+        caller = self.caller(request)
+        who = caller.person
         if who is None:
-            raise ApiError(401, "a valid token is needed", "log in with the token your instructor gave you "
-                                                           "(grader login, or the web page's login)")
+            raise caller.refusal()
         if role is Role.INSTRUCTOR and who.role is not Role.INSTRUCTOR:
             raise ApiError(403, "this needs the instructor's token")
         return who
@@ -89,7 +176,7 @@ class Server:
         it), or an ApiError."""
         limits = self.settings.limits
         length = request.headers.get("content-length")
-        if length is None or not length.isdigit():
+        if length is None or not DIGITS.fullmatch(length):
             raise ApiError(411, "the upload needs a Content-Length")
         if int(length) > limits.max_bytes + MULTIPART_OVERHEAD_BYTES:
             raise ApiError(413, f"the upload is {int(length):,} bytes; this class accepts files of at most "
@@ -190,6 +277,13 @@ async def run_sync(function, *args):
 
 def submission_id(text: str) -> int:
     """A submission's id from its address; anything else is an id no one has (404)."""
-    if not text.isdigit() or len(text) > 18:
+    if not DIGITS.fullmatch(text):
         raise ApiError(404, f"no submission {text!r}")
     return int(text)
+
+
+def bearer(request: Request) -> str | None:
+    """The token of an `Authorization: Bearer` header, or None where there is none (the browser's way is
+    the session cookie)."""
+    header = request.headers.get("authorization", "")
+    return header[7:].strip() if header.lower().startswith("bearer ") else None

@@ -1,4 +1,4 @@
-"""The class server's commands: `serve`, `roster add|import|list`, `deadline`, `login`, and the client
+"""The class server's commands: `serve`, `roster add|import|list|expire`, `deadline`, `login`, and the client
 side of `submit --server` (the `submit` command itself, which also grades here, is in `grading`)."""
 
 from __future__ import annotations
@@ -43,12 +43,20 @@ from grader.sandbox import SandboxMode
               help="Submissions a student may make per hour.")
 @click.option("--max-upload-kb", type=click.IntRange(1, 1024), default=256, show_default=True,
               help="Largest source file accepted, in KiB.")
+@click.option("--public-url", default=None, metavar="URL",
+              help="The address students open, e.g. https://class.example.edu behind a TLS proxy: the web pages' "
+                   "forms must come from it, and with https the login cookie is Secure (default: the address "
+                   "each request names).")
+@click.option("--session-hours", type=click.IntRange(1, 24 * 30), default=12, show_default=True,
+              help="How long a web page login lasts (logging out ends it at once).")
+@click.option("--max-connections", type=click.IntRange(8, 100000), default=512, show_default=True,
+              help="Connections served at once; more get 503 (try again).")
 @click.pass_obj
 @handle_errors
 def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engine_name: str, gpus: str | None,
-          ray_address: str | None, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None, cache_dir: Path,
-          sandbox_mode: str, timing_budget_s: float | None, max_pending: int, hourly_cap: int,
-          max_upload_kb: int) -> None:
+          ray_address: str | None, ray_insecure: bool, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None,
+          cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, max_pending: int, hourly_cap: int,
+          max_upload_kb: int, public_url: str | None, session_hours: int, max_connections: int) -> None:
     """Serve a class: students submit over HTTP with their tokens, the leaderboard is live.
 
     \b
@@ -66,9 +74,10 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
     import uvicorn
 
     from grader import backends, batch
-    from grader.classroom import app as apps, dispatch, queue
+    from grader.classroom import app as apps, dispatch, queue, server as servers, transport
     from grader.engines import Config
 
+    origin = servers.public_origin(public_url) if public_url else None
     challenges = spec.load_all(challenges_dir, slugs)
     limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
     with schema.serving(db), apps.listening_socket(host, port) as listener, schema.open_class(db) as results:
@@ -80,16 +89,18 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
         hidden = (cache_dir, db.parent)
         config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s)
         default_gpus = "all" if backend == "cuda" else "1"
-        engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus)
+        engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus,
+                             ray_insecure=ray_insecure)
         try:
             served = dispatch.Class(challenges, batch.secret_seed(db))
             dispatcher = dispatch.Dispatcher(db, engine, served)
-            settings = apps.Settings(db, challenges, limits, engine.describe())
+            settings = apps.Settings(db, challenges, limits, engine.describe(), origin, session_hours * 3600)
             application = apps.create_app(settings, dispatcher)
             where = f"[{host}]" if ":" in host else host
             terminal.err.print(f"serving {', '.join(challenges)} at http://{where}:{listener.getsockname()[1]}/ "
-                               "(Ctrl-C stops; queued jobs wait for the next start)", highlight=False)
-            server = uvicorn.Server(uvicorn.Config(application, log_level="warning", access_log=False))
+                               + (f"(students open {origin}) " if origin else "")
+                               + "(Ctrl-C stops; queued jobs wait for the next start)", highlight=False)
+            server = uvicorn.Server(transport.uvicorn_config(application, max_connections=max_connections))
             with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a server is stopped: not an error
                 server.run(sockets=[listener])
         finally:
@@ -100,11 +111,25 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
 
 @cli.group(cls=GraderGroup)
 def roster() -> None:
-    """Who may submit to the class server: add students, import a class list, list it."""
+    """Who may submit to the class server: add students, import a class list, list it, let tokens expire."""
 
 
 roster_db = click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
                          envvar="GRADER_DB", help="The class's results database.")
+expires_option = click.option(
+    "--expires", "expires", default=None, metavar="WHEN",
+    help="The token stops working at WHEN (ISO 8601, e.g. 2026-12-01T23:59; no zone: this machine's). "
+         "Default: never; `grader roster expire` changes it.")
+
+
+def _expiry(text: str | None):
+    from grader.classroom import roster as people
+
+    return None if text is None else people.parse_expiry(text)
+
+
+def _shown_expiry(expires_at: str | None) -> str:
+    return f"{expires_at[:16].replace('T', ' ')} UTC" if expires_at else "never"
 
 
 @roster.command(name="add")
@@ -113,23 +138,30 @@ roster_db = click.option("--db", type=click.Path(dir_okay=False, path_type=Path,
 @click.option("--instructor", is_flag=True, help="An instructor: sees the gradebook and every report.")
 @click.option("--new-token", is_flag=True,
               help="NAME is on the roster already and lost their token: replace it (the old one stops working; "
-                   "their role stays). A name not on the roster is refused, not added.")
+                   "their role, and their expiry unless --expires, stay). A name not on the roster is refused, "
+                   "not added.")
+@expires_option
 @click.pass_obj
 @handle_errors
-def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_token: bool) -> None:
+def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_token: bool, expires: str | None) -> None:
     """Add NAME and print their token on the last line (shown once: only its hash is kept). A name on
     the roster already is refused unless --new-token."""
     from grader.classroom import roster as people
 
     role = people.Role.INSTRUCTOR if instructor else people.Role.STUDENT
+    when = _expiry(expires)
     with schema.open_class(db) as results:
         if new_token:
-            added = people.new_token(results, name, role if instructor else None)
-            said = (f"{name} ({added.person.role.value}) is on the roster of {db} already: their token is replaced, "
-                    "the old one no longer works; the new one (give it to them, it is not shown again):")
+            added = people.new_token(results, name, role if instructor else None,
+                                     **({"expires": when} if expires is not None else {}))
         else:
-            added = people.add(results, name, role)
-            said = f"{role.value} {name} added to {db}; their token (give it to them, it is not shown again):"
+            added = people.add(results, name, role, when)
+    until = f"valid until {_shown_expiry(added.person.expires_at)}; " if added.person.expires_at else ""
+    if new_token:
+        said = (f"{name} ({added.person.role.value}) is on the roster of {db} already: their token is replaced, "
+                f"the old one no longer works; the new one ({until}give it to them, it is not shown again):")
+    else:
+        said = f"{role.value} {name} added to {db}; their token ({until}give it to them, it is not shown again):"
     terminal.err.print(said, highlight=False, markup=False)
     click.echo(added.token)
 
@@ -139,16 +171,18 @@ def roster_add(terminal: Terminal, name: str, db: Path, instructor: bool, new_to
 @roster_db
 @click.option("--tokens", "tokens_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write name,token lines to this file (owner-only) instead of the terminal.")
+@expires_option
 @click.pass_obj
 @handle_errors
-def roster_import(terminal: Terminal, csv_file: Path, db: Path, tokens_file: Path | None) -> None:
+def roster_import(terminal: Terminal, csv_file: Path, db: Path, tokens_file: Path | None, expires: str | None) -> None:
     """Add every student of CSV_FILE (a `name` column, or the first column) and print name,token lines.
-    Students already on the roster keep their tokens."""
+    Students already on the roster keep their tokens (and their expiries: `roster expire` changes one)."""
     from grader.classroom import roster as people
 
+    when = _expiry(expires)
     names = people.read_csv(csv_file)
     with schema.open_class(db) as results:
-        imported = people.add_all(results, names)
+        imported = people.add_all(results, names, when)
     if tokens_file:
         people.write_tokens(tokens_file, imported)
         terminal.err.print(f"wrote {len(imported.added)} tokens to {tokens_file}", highlight=False)
@@ -166,19 +200,39 @@ def roster_import(terminal: Terminal, csv_file: Path, db: Path, tokens_file: Pat
 @click.pass_obj
 @handle_errors
 def roster_list(terminal: Terminal, db: Path, as_json: bool) -> None:
-    """List the roster (names and roles; tokens are never shown again)."""
+    """List the roster (names, roles, when their tokens expire; tokens are never shown again)."""
     from grader.classroom import roster as people
 
     with schema.open_class(db, create=False) as results:
         found = people.people(results)
     if as_json:
-        click.echo(json.dumps([{"name": p.name, "role": p.role.value, "added_at": p.added_at} for p in found], indent=2))
+        click.echo(json.dumps([{"name": p.name, "role": p.role.value, "added_at": p.added_at,
+                                "expires_at": p.expires_at, "expired": p.expired()} for p in found], indent=2))
         return
-    table = Table("name", "role", "added")
+    table = Table("name", "role", "added", "token expires")
     for p in found:
-        table.add_row(p.name, p.role.value, p.added_at[:16].replace("T", " "))
+        table.add_row(p.name, p.role.value, p.added_at[:16].replace("T", " "),
+                      _shown_expiry(p.expires_at) + (" (expired)" if p.expired() else ""))
     terminal.out.print(table)
     terminal.err.print(f"{sum(p.role.value == 'student' for p in found)} students", style="dim", highlight=False)
+
+
+@roster.command(name="expire")
+@click.argument("name")
+@click.argument("when")
+@roster_db
+@click.pass_obj
+@handle_errors
+def roster_expire(terminal: Terminal, name: str, when: str, db: Path) -> None:
+    """Make NAME's token expire at WHEN (ISO 8601, e.g. 2026-12-01T23:59; no zone: this machine's), `now`
+    (it stops working at once, and so do their web page logins), or `never`. Their token stays the same."""
+    from grader.classroom import roster as people
+
+    expires = people.parse_expiry(when)
+    with schema.open_class(db, create=False) as results:
+        person = people.set_expiry(results, name, expires)
+    terminal.out.print(f"{person.name}'s token expires: {_shown_expiry(person.expires_at)}"
+                       + (" (it no longer works)" if person.expired() else ""), highlight=False, markup=False)
 
 
 @cli.command()
@@ -213,8 +267,9 @@ def login(terminal: Terminal, server: str, token: str | None) -> None:
     --server` needs neither."""
     from grader.classroom import client
 
+    url = client.server_url(server)
     token = token or click.prompt("token", hide_input=True)
-    checked = client.Login(server.rstrip("/"), token.strip())
+    checked = client.Login(url, token.strip())
     remote = client.Client(checked)
     try:
         me = remote.me()

@@ -278,7 +278,12 @@ def engine_options(command):
                           "emulator: how many grading processes). Ray: how many actors (default: one per GPU of "
                           "the cluster)."),
         click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
-                     help="The Ray cluster to join (default: start a local Ray)."),
+                     help="The Ray cluster to join (default: start a local Ray, which requires a token). Its token "
+                          "comes from RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token; a cluster that takes "
+                          "jobs without one is refused."),
+        click.option("--ray-insecure", is_flag=True,
+                     help="Use a Ray cluster that takes jobs without a token (anyone who reaches it runs code as "
+                          "the grader): only where no one else can reach it (SECURITY.md)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -286,14 +291,16 @@ def engine_options(command):
 
 
 def make_engine(terminal: Terminal, engine_name: str, gpus: str | None, ray_address: str | None, config,
-                slugs: tuple[str, ...], default_gpus: str, in_process=None):
+                slugs: tuple[str, ...], default_gpus: str, in_process=None, ray_insecure: bool = False):
     """The engine the options name, said in one line. `in_process` (a backend already made) serves the
     local engine's single-GPU default without a process of its own."""
     from grader import engines
 
+    if ray_insecure and engine_name != "ray":
+        raise UsageError("--ray-insecure is for --engine ray", hint="drop it, or add --engine ray")
     if engine_name == "ray":
-        slots = int(gpus) if gpus and gpus.isdigit() else None
-        made = engines.RayEngine(config, ray_address, slugs, slots)
+        slots = int(gpus) if gpus and gpus.isascii() and gpus.isdigit() else None
+        made = engines.RayEngine(config, ray_address, slugs, slots, insecure=ray_insecure)
     elif in_process is not None and gpus is None:
         made = engines.InProcessEngine(config, in_process)
     else:

@@ -251,7 +251,7 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 @handle_errors
 def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Path, db: Path, backend: str,
           nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, engine_name: str,
-          gpus: str | None, ray_address: str | None) -> None:
+          gpus: str | None, ray_address: str | None, ray_insecure: bool) -> None:
     """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu), each with its own secret seed.
 
     Results go to the database; a student's source graded before (same hash, grader version and GPU) is
@@ -277,7 +277,7 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
         raise UsageError(f"no submission in {folder} could be given a challenge",
                          hint="pass --challenge SLUG to grade them all against one challenge (`grader list` names them)")
     summary, gpu = _grade_batch(terminal, plan, folder, challenges_dir, db, backend, nvcc, cache_dir, sandbox_mode,
-                                timing_budget_s, engine_name, gpus, ray_address)
+                                timing_budget_s, engine_name, gpus, ray_address, ray_insecure)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
                            f"as GRADER_ERROR for {visible(failure.user)} (not their verdict), graded again by the "
@@ -294,7 +294,7 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
 
 def _grade_batch(terminal: Terminal, plan, folder: Path, challenges_dir: Path, db: Path, backend: str,
                  nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None,
-                 engine_name: str, gpus: str | None, ray_address: str | None):
+                 engine_name: str, gpus: str | None, ray_address: str | None, ray_insecure: bool = False):
     """The batch's summary, and the GPU it was graded on (None on the emulator)."""
     from grader import batch, pipeline
     from grader.engines import Config
@@ -310,7 +310,7 @@ def _grade_batch(terminal: Terminal, plan, folder: Path, challenges_dir: Path, d
             chosen = choose_backend(backend, nvcc, terminal, make_box(terminal, sandbox_mode, hidden))
             for challenge in plan.challenges:
                 check_memory(challenge, chosen)
-        engine = make_engine(terminal, engine_name, gpus, ray_address, config, slugs, "1", chosen)
+        engine = make_engine(terminal, engine_name, gpus, ray_address, config, slugs, "1", chosen, ray_insecure)
         try:
             return batch.grade_all(plan.jobs, engine, results, options, progress), engine.environment.gpu
         finally:
