@@ -105,7 +105,7 @@ def small():
 def test_a_slow_request_head_is_cut_off_with_a_408(small):
     port, margin, _, _ = small
     took, said = trickle(port, b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100, LIMIT_S / 10, LIMIT_S * 10)
-    assert LIMIT_S <= took <= LIMIT_S + margin, took
+    assert 0.9 * LIMIT_S <= took <= LIMIT_S + margin, took  # (the server's clock may start before ours)
     assert said.startswith(b"HTTP/1.1 408 ")
 
 
@@ -116,7 +116,7 @@ def test_a_connection_that_sends_nothing_is_closed(small):
         started = time.monotonic()
         said = client.recv(4096)
         took = time.monotonic() - started
-    assert said.startswith(b"HTTP/1.1 408 ") and LIMIT_S <= took <= LIMIT_S + margin
+    assert said.startswith(b"HTTP/1.1 408 ") and 0.9 * LIMIT_S <= took <= LIMIT_S + margin
 
 
 def test_a_slow_body_is_cut_off_and_the_route_sees_the_client_gone(small):
