@@ -25,6 +25,10 @@ class ExitCode(enum.IntEnum):
     SERVER = 6
     """`grader submit --server`: the class server cannot be reached, failed, or turned the submission
     away for now (HTTP 429: a submission of yours still waiting, the hourly cap): try again later."""
+    PENDING = 7
+    """`grader submit --server`: the submission is stored and will be graded, but its report did not come
+    within --wait-timeout; the message gives its id and where to see it. Not a failure of the upload:
+    submitting it again would only grade it twice."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""
     INTERNAL = 70

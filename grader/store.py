@@ -24,6 +24,9 @@ from grader.source import Source
 from grader.verdict import Verdict
 
 BUSY_TIMEOUT_S = 60.0
+"""How long a writer waits for another's lock before the store says the database stayed locked."""
+BUSY_TIMEOUT_ENV = "GRADER_BUSY_TIMEOUT_S"
+"""Sets that wait in seconds for this process (the tests hold a lock past it without waiting a minute)."""
 
 Step = str | Callable[[sqlite3.Connection], None]
 """A migration's work: SQL statements separated by semicolons, or a function given the connection."""
@@ -160,7 +163,7 @@ class Store:
     @classmethod
     def _connect(cls, path: Path) -> "Store":
         try:
-            db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            db = sqlite3.connect(path, timeout=busy_timeout_s(), isolation_level=None)
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA journal_mode=WAL")
             # commits reach the WAL file before they return, with no fsync each: a process killed at any
@@ -180,8 +183,14 @@ class Store:
     def transaction(self):
         """A write transaction, all of it or nothing. Writers in one process queue on a lock first, so
         they never meet in SQLite's busy handler, which sleeps in steps of up to 100 ms (a class
-        server's 50 uploads at once waited 600 ms there); other processes still wait on the file lock."""
-        with _writer_lock(self.path):
+        server's 50 uploads at once waited 600 ms there); other processes still wait on the file lock.
+        The wait for that lock is bounded as SQLite's is: writers queued behind one that waits on another
+        process's lock would otherwise wait one after the other, each for the whole busy timeout, and hold
+        every thread of a server that should be answering."""
+        lock = _writer_lock(self.path)
+        if not lock.acquire(timeout=busy_timeout_s()):
+            raise _explain(sqlite3.OperationalError("database is locked (by a writer of this process)"), self.path)
+        try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
@@ -190,6 +199,8 @@ class Store:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
                 raise
+        finally:
+            lock.release()
 
     def __enter__(self) -> "Store":
         return self
@@ -204,7 +215,11 @@ class Store:
     def apply(self, migrations: tuple[tuple[str, Step], ...]) -> None:
         """Apply the named migrations this database has not had yet, in order, all in one transaction, and
         record them. The core's are applied on opening; a layer with tables of its own (the class server)
-        applies its own, under names of its own, when it opens the store."""
+        applies its own, under names of its own, when it opens the store. A database that has them all is
+        only read: opening one needs no write lock, so a server's threads can open their connections and
+        answer while another process holds that lock or the disk is full."""
+        if self._has(migrations):
+            return
         self.db.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see it done
         try:
             self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
@@ -225,6 +240,13 @@ class Store:
             if isinstance(exc, sqlite3.DatabaseError):
                 raise _explain(exc, self.path) from exc
             raise
+
+    def _has(self, migrations: tuple[tuple[str, Step], ...]) -> bool:
+        try:
+            done = {row["name"] for row in self.db.execute("SELECT name FROM schema_migrations")}
+        except sqlite3.OperationalError:  # no table yet: a new database
+            return False
+        return all(name in done for name, _ in migrations)
 
     def migrations(self) -> list[str]:
         return [row["name"] for row in self.db.execute("SELECT name FROM schema_migrations ORDER BY name")]
@@ -329,6 +351,21 @@ def _writer_lock(path: Path) -> threading.Lock:
         return _WRITERS.setdefault(str(path), threading.Lock())
 
 
+def busy_timeout_s() -> float:
+    """BUSY_TIMEOUT_S, or the seconds BUSY_TIMEOUT_ENV gives."""
+    text = os.environ.get(BUSY_TIMEOUT_ENV)
+    if text is None:
+        return BUSY_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 86400:
+        raise StoreError(f"{BUSY_TIMEOUT_ENV}={text!r} is not a number of seconds",
+                         hint=f"unset it (the default is {BUSY_TIMEOUT_S:g} s) or give a positive number")
+    return value
+
+
 def _run(r: sqlite3.Row) -> Run:
     return Run(r["id"], r["user"], r["challenge"], r["source_hash"], r["backend"], r["gpu"],
                _verdict(r["verdict"], r["message"]), r["level"], r["graded_at"], bool(r["secret_seed"]),
@@ -338,7 +375,7 @@ def _run(r: sqlite3.Row) -> Run:
 def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return StoreError(f"the results database {path} stayed locked for {BUSY_TIMEOUT_S:g} s: {text}",
+        return StoreError(f"the results database {path} stayed locked for {busy_timeout_s():g} s: {text}",
                           hint="another grader process holds it; wait for it to finish, or check for a hung process")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return StoreError(f"the results database {path} is damaged: {text}",

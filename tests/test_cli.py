@@ -340,11 +340,23 @@ def test_a_class_server_s_refusal_exits_6_only_when_trying_again_can_help(status
     from grader.classroom import client
     from grader.errors import GraderError
 
-    answer = httpx.MockTransport(lambda request: httpx.Response(status, json={"error": "no", "hint": None}))
-    remote = client.Client(client.Login("http://class", "token"), transport=answer)
+    keys = []
+
+    def answer(request):
+        keys.append(request.headers[client.UPLOAD_KEY_HEADER])
+        return httpx.Response(status, json={"error": "no", "hint": None})
+
+    clock = [0.0]
+    remote = client.Client(client.Login("http://class", "token"), transport=httpx.MockTransport(answer),
+                           sleep=lambda s: clock.__setitem__(0, clock[0] + s), clock=lambda: clock[0])
     with pytest.raises(GraderError) as refused:
         remote.submit("mine.cu", b"x", None)
     assert refused.value.exit_code == code
+    if status == 503:  # "not now": tried again, with the same key, until the upload's deadline
+        assert len(keys) > 3 and len(set(keys)) == 1 and clock[0] <= client.UPLOAD_DEADLINE_S
+        assert "nothing was stored" in refused.value.message
+    else:
+        assert len(keys) == 1, "a refusal that trying again cannot change is not tried again"
 
 
 def test_the_memory_check_asks_the_backend_where_its_buffers_live():

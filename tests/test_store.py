@@ -206,14 +206,17 @@ def test_a_database_whose_class_tables_the_core_made_opens_with_nothing_lost(tmp
         token = "alice's token"  # added as the grader of that time did (the roster has had columns since)
         old.db.execute("INSERT INTO people (name, role, token_hash, added_at) VALUES ('alice', 'student', ?, ?)",
                        (roster.token_hash(token), store.now()))
-        sub = queue.enqueue(old, "alice", "vector_add", "a.cu", text_source("x"), 1, queue.Limits())
+        sub = old.db.execute(  # as that version queued it: its table has no upload key
+            "INSERT INTO submissions (user, challenge, filename, source, source_hash, submitted_at, late, state) "
+            "VALUES ('alice', 'vector_add', 'a.cu', 'x', 'h', '2026-01-01T00:00:00+00:00', 0, 'queued')").lastrowid
     monkeypatch.undo()
     with schema.open_class(db) as s:
         assert "0003_classroom" in s.migrations() and "0003_runs_for_submissions" in s.migrations()
-        assert roster.authenticate(s, token).name == "alice" and queue.get(s, sub.id).state is queue.State.QUEUED
+        assert "classroom_0003_upload_keys" in s.migrations()
+        assert roster.authenticate(s, token).name == "alice" and queue.get(s, sub).state is queue.State.QUEUED
         claimed = queue.claim(s)
         s.record(grade_report(), "alice", "a.cu", text_source("x"), True, submission_id=claimed.id,
                  then=queue.finish(claimed.id, "shown"))
-        assert queue.get(s, sub.id).state is queue.State.DONE
+        assert queue.get(s, sub).state is queue.State.DONE
         with pytest.raises(store.AlreadyGraded):  # the old unique index still holds: one run per submission
             s.record(grade_report(), "alice", "a.cu", text_source("x"), True, submission_id=claimed.id)

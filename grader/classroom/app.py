@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import socket
+import sqlite3
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,15 +29,18 @@ from starlette.routing import Route
 
 from grader import __version__, leaderboard as boards
 from grader.classroom import guard, pages, queue
+from grader.classroom.health import Health, cause_of
 from grader.classroom.roster import Role
 from grader.classroom.server import COOKIE, ApiError, Server, Settings, run_sync, submission_id
 from grader.errors import UsageError
+from grader.store import StoreError
 
 __all__ = ["COOKIE", "ApiError", "Settings", "create_app", "listening_socket"]
 
 FAILURE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 """What grader.classroom.guard.SecurityHeaders adds to every other answer: a failure's answer is sent
 outside it (Starlette's ServerErrorMiddleware is the outermost)."""
+log = logging.getLogger("grader.serve")
 
 
 # -- the JSON API ---------------------------------------------------------------------------------------
@@ -47,7 +52,8 @@ def _json(data, status: int = 200) -> JSONResponse:
 def api_routes(server: Server) -> list[Route]:
     async def post_submission(request: Request) -> Response:
         who = await run_sync(server.require, request)
-        return _json((await server.upload(request, who)).to_json(), 201)
+        view, created = await server.upload(request, who)
+        return _json(view.to_json(), 201 if created else 200)
 
     def list_submissions(request: Request) -> Response:
         who = server.require(request)
@@ -75,10 +81,22 @@ def api_routes(server: Server) -> list[Route]:
         return _json({"name": who.name, "role": who.role.value})
 
     def health(request: Request) -> Response:
-        counts = queue.counts(server.store())
-        return _json({"grader": __version__, "engine": server.settings.engine,
-                      "challenges": sorted(server.settings.challenges),
-                      "queue": {state.value: n for state, n in counts.items()}})
+        """200 while the server grades; 503 while grading is stalled (grader.classroom.health) or the
+        database cannot be read, with why (an `error` and a `hint`, as every refusal of the API)."""
+        state = server.health.state()
+        answer = {"grader": __version__, "engine": server.settings.engine,
+                  "challenges": sorted(server.settings.challenges), **state.to_json()}
+        try:
+            answer["queue"] = {s.value: n for s, n in queue.counts(server.store()).items()}
+        except (StoreError, sqlite3.Error) as error:
+            log.error("the health check cannot read the queue: %s", error)
+            answer["queue"] = None
+            return _json({**answer, "error": f"the class database cannot be read ({cause_of(error).said})",
+                          "hint": "the server's log says why"}, 503)
+        if not state.ok:
+            return _json({**answer, "error": f"grading is stalled: {state.said()}",
+                          "hint": "grading resumes by itself when the fault clears; the server's log says more"}, 503)
+        return _json(answer)
 
     def challenges(request: Request) -> Response:
         return _json(server.challenge_list())
@@ -116,14 +134,23 @@ async def _gone(request: Request, error: ClientDisconnect) -> Response:
     return await _api_error(request, ApiError(408, "the request was not sent in time"))
 
 
+async def _store_error(request: Request, error: Exception) -> Response:
+    """The database failing under a request (full, locked past the busy timeout, gone): 503 in the API's
+    or the pages' form, said from its cause; its own text (which names the server's files) goes to the log."""
+    log.error("%s %s: the database failed: %s", request.method, request.url.path, error)
+    taken = "; nothing was taken" if request.method == "POST" else ""
+    return await _api_error(request, ApiError(503, f"the class database cannot be used right now "
+                                                   f"({cause_of(error).said}){taken}",
+                                              "try again in a few minutes; if it lasts, tell your instructor"))
+
+
 async def _internal_error(request: Request, error: Exception) -> Response:
-    """A failure of the server's own (uvicorn logs its traceback): the answer says only that, with the
-    headers every answer has (Starlette sends it outside the middleware)."""
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": "the class server failed on this request",
-                             "hint": "try again; tell your instructor if it keeps failing"}, 500,
-                            headers=FAILURE_HEADERS)
-    return PlainTextResponse("the class server failed on this request", 500, headers=FAILURE_HEADERS)
+    """Anything else that escaped a handler: a bug of the server's, answered in the API's form (JSON) or
+    as a page rather than as a bare text 500; the traceback goes to the log (Starlette logs it after)."""
+    answer = await _api_error(request, ApiError(500, "the class server failed on this request (a bug: its log "
+                                                     "has the details)", "try again; if it lasts, tell your instructor"))
+    answer.headers.update(FAILURE_HEADERS)  # sent outside the middleware that adds them to every other answer
+    return answer
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -156,8 +183,9 @@ def _bind_error(error: OSError, host: str, port: int) -> UsageError:
 
 
 def create_app(settings: Settings, dispatcher=None) -> Starlette:
-    """The application; `dispatcher` (grader.classroom.dispatch) is started and stopped with it."""
-    server = Server(settings)
+    """The application; `dispatcher` (grader.classroom.dispatch) is started and stopped with it, and
+    reports its faults to the health the server answers with."""
+    server = Server(settings, dispatcher.health if dispatcher is not None else Health())
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -173,6 +201,7 @@ def create_app(settings: Settings, dispatcher=None) -> Starlette:
                   Middleware(guard.SameOrigin, own_origin=server.origin, credential=server.credential, refuse=_refuse)]
     app = Starlette(routes=api_routes(server) + pages.routes(server), lifespan=lifespan, middleware=middleware,
                     exception_handlers={ApiError: _api_error, HTTPException: _http_error, ClientDisconnect: _gone,
+                                        StoreError: _store_error, sqlite3.Error: _store_error,
                                         Exception: _internal_error})
     app.state.server = server
     return app

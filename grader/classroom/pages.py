@@ -47,8 +47,9 @@ POLICY = ("default-src 'none'; script-src {script}; style-src 'unsafe-inline'; c
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
 META_POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 BODY_TAG = re.compile(r"<body[^>]*>")
-REASONS = {400: "Bad request", 401: "Log in first", 403: "Not allowed", 404: "Not found", 411: "Length required",
-           408: "Too slow", 413: "Too large", 429: "Too many submissions"}
+REASONS = {400: "Bad request", 401: "Log in first", 403: "Not allowed", 404: "Not found", 408: "Too slow",
+           409: "Conflict", 411: "Length required", 413: "Too large", 429: "Too many submissions", 500: "Server error",
+           503: "Not now"}
 
 
 # -- rendering helpers ------------------------------------------------------------------------------------
@@ -157,7 +158,8 @@ class _Pages:
         context = self._context(self.server.person(request))
         counts = {state.value: n for state, n in queue.counts(self.server.store()).items()}
         return _page("start.html.j2", grader_name=GRADER_NAME, version=__version__,
-                     engine=self.server.settings.engine, counts=counts, **context)
+                     engine=self.server.settings.engine, counts=counts, stalled=self.server.health.state().said(),
+                     **context)
 
     def login_form(self, request: Request) -> Response:
         return _page("login.html.j2", problem=None, who=self.server.person(request))
@@ -210,7 +212,7 @@ class _Pages:
 
     async def submit(self, request: Request) -> Response:
         who = await run_in_threadpool(self.server.require, request)
-        sub = await self.server.upload(request, who)
+        sub, _ = await self.server.upload(request, who)
         return RedirectResponse(f"/submissions/{sub.id}", status_code=303, headers=HEADERS)
 
     def submission(self, request: Request) -> Response:

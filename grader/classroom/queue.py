@@ -14,6 +14,11 @@ them: at most `max_pending` queued-or-running submissions per student, all chall
 challenge, a student with five challenges could fill five GPUs near a deadline), at most `hourly_cap`
 submissions per student per hour, at most `max_bytes` of source. A submission after its challenge's
 deadline is queued and flagged late.
+
+An upload may carry a key of the client's (`grader submit` makes one per invocation and sends it again
+when it retries): a second upload of a student's with a key they used already is that first submission,
+never a second one, so a client that lost the answer to an upload that was stored asks again and is
+told it was stored (`by_key`, and `enqueue` raising Repeated inside its transaction).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import datetime
 import enum
 import sqlite3
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Collection
 
 from grader.errors import UsageError
 from grader.source import MAX_SOURCE_BYTES, Source
@@ -56,6 +61,14 @@ class Refusal(enum.Enum):
     TOO_LARGE = "too large"
 
 
+class Repeated(Exception):
+    """An upload whose key (its client's, see the module's docstring) was stored already: `submission`."""
+
+    def __init__(self, submission: "Submission"):
+        super().__init__(f"submission {submission.id} was stored with this upload key already")
+        self.submission = submission
+
+
 class Refused(Exception):
     """A submission the limits turn away; nothing was stored. `message` says what to do instead."""
 
@@ -79,12 +92,14 @@ class Submission:
     finished_at: str | None
     claims: int = 0
     """How many times a grading slot has taken it (a retry after the grader failed on it counts again)."""
+    upload_key: str | None = None
+    """The key its client sent with the upload (unique per student), if any."""
 
 
 def _submission(row: sqlite3.Row) -> Submission:
     return Submission(row["id"], row["user"], row["challenge"], row["filename"], row["source"], row["source_hash"],
                       row["submitted_at"], bool(row["late"]), State(row["state"]), row["run_id"], row["finished_at"],
-                      row["claims"])
+                      row["claims"], row["upload_key"])
 
 
 def _parse_time(text: str) -> datetime.datetime:
@@ -117,21 +132,41 @@ def _check_limits(db: sqlite3.Connection, user: str, size_bytes: int, limits: Li
 
 
 def enqueue(store: Store, user: str, challenge: str, filename: str, source: Source, size_bytes: int,
-            limits: Limits, at: str | None = None) -> Submission:
+            limits: Limits, at: str | None = None, key: str | None = None) -> Submission:
     """Queue a submission, or raise Refused (nothing stored). `source` is the upload as
     grader.source.checked made it (text, and the hash of the bytes); `size_bytes` its size. The limits
-    are checked in the transaction that inserts, so concurrent uploads cannot slip past them."""
+    are checked in the transaction that inserts, so concurrent uploads cannot slip past them; so is the
+    upload's `key`: one of this student's stored already raises Repeated (an earlier try of this upload,
+    which was waiting for the same lock), and nothing more is stored."""
     at = at or now()
     try:
         with store.transaction() as db:
+            earlier = _by_key(db, user, key)
+            if earlier is not None:
+                raise Repeated(earlier)
             _check_limits(db, user, size_bytes, limits, at)
             cursor = db.execute(
-                "INSERT INTO submissions (user, challenge, filename, source, source_hash, submitted_at, late, state) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued')",
-                (user, challenge, filename, source.text, source.sha256, at, int(_is_late(db, challenge, at))))
+                "INSERT INTO submissions (user, challenge, filename, source, source_hash, submitted_at, late, state, "
+                "upload_key) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?)",
+                (user, challenge, filename, source.text, source.sha256, at, int(_is_late(db, challenge, at)), key))
             return _submission(db.execute("SELECT * FROM submissions WHERE id = ?", (cursor.lastrowid,)).fetchone())
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"could not queue the submission in {store.path}: {exc}") from exc
+
+
+def by_key(store: Store, user: str, key: str | None) -> Submission | None:
+    """The submission `user` uploaded with `key`, if one is stored."""
+    try:
+        return _by_key(store.db, user, key)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"could not read the queue in {store.path}: {exc}") from exc
+
+
+def _by_key(db: sqlite3.Connection, user: str, key: str | None) -> Submission | None:
+    if key is None:
+        return None
+    row = db.execute("SELECT * FROM submissions WHERE user = ? AND upload_key = ?", (user, key)).fetchone()
+    return _submission(row) if row else None
 
 
 def _is_late(db: sqlite3.Connection, challenge: str, at: str) -> bool:
@@ -175,9 +210,12 @@ def requeue(store: Store, submission_id: int) -> None:
     store.db.execute("UPDATE submissions SET state = 'queued' WHERE id = ? AND state = 'running'", (submission_id,))
 
 
-def requeue_running(store: Store) -> int:
-    """Put back every job a stopped server left running (its run was never committed); how many."""
-    return store.db.execute("UPDATE submissions SET state = 'queued' WHERE state = 'running'").rowcount
+def requeue_running(store: Store, keep: Collection[int] = ()) -> int:
+    """Put back every job a stopped server left running (its run was never committed), but those in
+    `keep` (the jobs a dispatcher that failed midway still has out or still has to keep); how many."""
+    held = ", ".join(str(int(i)) for i in keep)
+    return store.db.execute("UPDATE submissions SET state = 'queued' WHERE state = 'running'"
+                            + (f" AND id NOT IN ({held})" if held else "")).rowcount
 
 
 def get(store: Store, submission_id: int) -> Submission | None:

@@ -61,6 +61,12 @@ MIGRATIONS: tuple[tuple[str, Step], ...] = (
         );
         CREATE INDEX sessions_by_expiry ON sessions (expires_at)
     """),
+    # The key a client sends with an upload (grader.classroom.queue): a retried upload is the one stored
+    # already, never a second submission. Unique per student; uploads without a key (web pages) have none.
+    ("classroom_0003_upload_keys", """
+        ALTER TABLE submissions ADD COLUMN upload_key TEXT;
+        CREATE UNIQUE INDEX submissions_by_upload_key ON submissions (user, upload_key) WHERE upload_key IS NOT NULL
+    """),
 )
 
 

@@ -6,6 +6,8 @@ each handler's database connection. The JSON API (grader.classroom.app) and the 
 from __future__ import annotations
 
 import enum
+import hashlib
+import logging
 import re
 import threading
 from dataclasses import dataclass
@@ -17,11 +19,14 @@ from starlette.requests import Request
 from grader import exitcodes, leaderboard as boards, signature, source as sources
 from grader.classroom import queue, roster, sessions
 from grader.classroom.guard import Credential
+from grader.classroom.health import Health, cause_of
 from grader.classroom.roster import Person, Role
 from grader.classroom.schema import open_class
-from grader.classroom.wire import SubmissionView
+from grader.classroom.wire import UPLOAD_KEY_HEADER, SubmissionView
 from grader.spec import Challenge
-from grader.store import Store
+from grader.store import Store, StoreError
+
+log = logging.getLogger("grader.serve")
 
 COOKIE = sessions.COOKIE
 MULTIPART_OVERHEAD_BYTES = 16 * 1024
@@ -29,6 +34,9 @@ MULTIPART_OVERHEAD_BYTES = 16 * 1024
 FILENAME_CHARS = 100
 DIGITS = re.compile(r"[0-9]{1,18}")
 """A number a client sends (an id, a length): ASCII digits only (str.isdigit also takes '²', which int refuses)."""
+UPLOAD_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
+CANNOT_STORE_HINT = ("try again in a few minutes (`grader submit` retries by itself for a while); "
+                     "if it lasts, tell your instructor")
 
 
 @dataclass(frozen=True)
@@ -96,11 +104,20 @@ class ApiError(Exception):
         self.status, self.message, self.hint = status, message, hint
 
 
-class Server:
-    """What every handler shares: the settings and a database connection per thread."""
+def cannot_store(error: BaseException) -> ApiError:
+    """An upload the database failed to store (full, locked past the busy timeout, failing): 503, in words
+    built from its cause (the error's own text names the server's files; the server's log has it)."""
+    return ApiError(503, f"the server cannot store work right now ({cause_of(error).said}); nothing was taken",
+                    CANNOT_STORE_HINT)
 
-    def __init__(self, settings: Settings):
+
+class Server:
+    """What every handler shares: the settings, the grading's health (grader.classroom.health, which the
+    dispatcher reports to) and a database connection per thread."""
+
+    def __init__(self, settings: Settings, health: Health | None = None):
         self.settings = settings
+        self.health = health or Health()
         self.local = threading.local()
         self.boards: dict[str, tuple] = {}
         self.boards_lock = threading.Lock()
@@ -171,10 +188,12 @@ class Server:
         return found
 
     # -- submitting
-    async def upload(self, request: Request, who: Person) -> SubmissionView:
-        """The multipart upload (`file`, optional `challenge`) checked and queued (as `describe` tells
-        it), or an ApiError."""
+    async def upload(self, request: Request, who: Person) -> tuple[SubmissionView, bool]:
+        """The multipart upload (`file`, optional `challenge`, and the client's key in UPLOAD_KEY_HEADER)
+        checked and queued (as `describe` tells it, and True), or an ApiError; an upload whose key was
+        stored already is that submission (and False)."""
         limits = self.settings.limits
+        key = _upload_key(request.headers.get(UPLOAD_KEY_HEADER))
         length = request.headers.get("content-length")
         if length is None or not DIGITS.fullmatch(length):
             raise ApiError(411, "the upload needs a Content-Length")
@@ -188,16 +207,25 @@ class Server:
             data = await upload.read(limits.max_bytes + 1)
             filename = _filename(upload.filename)
             slug = form.get("challenge") or None
-        return await run_sync(self._queue, who, data, filename, slug)
+        return await run_sync(self._queue, who, data, filename, slug, key)
 
-    def _queue(self, who: Person, data: bytes, filename: str, slug) -> SubmissionView:
+    def _queue(self, who: Person, data: bytes, filename: str, slug, key: str | None) -> tuple[SubmissionView, bool]:
         """On a worker thread (`run_sync`): reading the text and its signature is CPU work, kept off the
-        event loop; the student's limits come first, so a student over them costs no more than a query."""
+        event loop. An upload stored already under its key comes first (a retry is told of it, stalled
+        or not); then a stall refuses the upload; then the student's limits, so a student over them costs
+        no more than a query."""
         limits = self.settings.limits
+        store = self.store()
+        earlier = self._earlier(store, who, key, data)
+        if earlier is not None:
+            return self._repeated(store, earlier)
+        self._refuse_if_stalled()
         try:
-            queue.admit(self.store(), who.name, len(data), limits)
+            queue.admit(store, who.name, len(data), limits)
         except queue.Refused as refused:
             raise _refusal(refused) from refused
+        except StoreError as error:
+            raise cannot_store(error) from error
         if not filename.endswith(".cu"):
             raise ApiError(400, f"{filename} is not a CUDA source file: the grader expects a name ending in .cu")
         try:
@@ -206,10 +234,38 @@ class Server:
             raise ApiError(400, error.message, error.hint) from error
         challenge = self.challenge(slug) if slug else self._challenge_for(text)
         try:
-            sub = queue.enqueue(self.store(), who.name, challenge.slug, filename, text, len(data), limits)
+            sub = queue.enqueue(store, who.name, challenge.slug, filename, text, len(data), limits, key=key)
         except queue.Refused as refused:  # another upload of theirs was queued meanwhile
             raise _refusal(refused) from refused
-        return self.describe(self.store(), sub)
+        except queue.Repeated as repeated:  # an earlier try of this upload, stored while this one waited
+            return self._repeated(store, repeated.submission)
+        except StoreError as error:
+            raise cannot_store(error) from error
+        return self.describe(store, sub), True
+
+    def _repeated(self, store: Store, earlier: queue.Submission) -> tuple[SubmissionView, bool]:
+        log.info("%s sent submission %d's upload again (its answer was lost to them): told of that one",
+                 earlier.user, earlier.id)
+        return self.describe(store, earlier), False
+
+    def _earlier(self, store: Store, who: Person, key: str | None, data: bytes) -> queue.Submission | None:
+        """The submission stored already under this upload's key, if any; a key used for another file is
+        the client's mistake (409), never a second submission."""
+        try:
+            earlier = queue.by_key(store, who.name, key)
+        except StoreError as error:
+            raise cannot_store(error) from error
+        if earlier is not None and earlier.source_hash != hashlib.sha256(data).hexdigest():
+            raise ApiError(409, f"this upload's key was used for another file (submission {earlier.id})",
+                           "each `grader submit` sends a key of its own: run it again")
+        return earlier
+
+    def _refuse_if_stalled(self) -> None:
+        """While grading is stalled no upload is taken: it would wait in a queue that no one drains."""
+        stalled = self.health.state().said()
+        if stalled is not None:
+            raise ApiError(503, f"the server cannot take work right now: grading is stalled ({stalled}); "
+                                "nothing was taken", CANNOT_STORE_HINT)
 
     def _challenge_for(self, text: sources.Source) -> Challenge:
         choice = signature.choose(text.text, list(self.settings.challenges.values()))
@@ -238,7 +294,7 @@ class Server:
             sub.id, sub.user, sub.challenge, sub.filename, sub.state.value, sub.submitted_at, sub.finished_at,
             sub.late, queue.position(store, sub.id) if sub.state is queue.State.QUEUED else None, verdict,
             run.level if run else None, int(exitcodes.for_verdict(verdict)) if verdict else None, report,
-            report_text, full)
+            report_text, full, None if sub.state is queue.State.DONE else self.health.state().said())
 
     def board(self, slug: str, public: bool = False) -> boards.Board | boards.PublicBoard:
         """The board (grader.leaderboard.board), made again only when a run or the roster changed: a class
@@ -261,6 +317,15 @@ class Server:
 
 def _refusal(refused: queue.Refused) -> ApiError:
     return ApiError(413 if refused.why is queue.Refusal.TOO_LARGE else 429, refused.message)
+
+
+def _upload_key(text: str | None) -> str | None:
+    if text is None:
+        return None
+    if not UPLOAD_KEY.fullmatch(text):
+        raise ApiError(400, f"the {UPLOAD_KEY_HEADER} header must be 8 to 100 letters, digits or ._:-",
+                       "send a random UUID, one per upload")
+    return text
 
 
 def _filename(name: str | None) -> str:

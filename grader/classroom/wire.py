@@ -14,6 +14,9 @@ from grader.verdict import Verdict
 
 STATES = ("queued", "running", "done")
 """grader.classroom.queue.State's values: the client reads them without importing the queue."""
+UPLOAD_KEY_HEADER = "Idempotency-Key"
+"""The header an upload's key travels in: the client makes one per `grader submit` and sends it again with
+each retry; the server answers a key it stored already with that submission (grader.classroom.queue)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class SubmissionView:
     report_text: str | None = None
     """That report rendered for a terminal (ANSI), in the full view only."""
     full: bool = False
+    stalled: str | None = None
+    """Why grading is stalled on the server (grader.classroom.health, in words), while this waits."""
 
     @property
     def done(self) -> bool:
@@ -48,7 +53,7 @@ class SubmissionView:
                 "state": self.state, "submitted_at": self.submitted_at, "finished_at": self.finished_at,
                 "late": self.late, "position": self.position,
                 "verdict": self.verdict.name if self.verdict else None, "level": self.level,
-                "exit_code": self.exit_code}
+                "exit_code": self.exit_code, "stalled": self.stalled}
         if self.full and self.verdict is not None:
             data["report"], data["report_text"] = self.report, self.report_text
         return data
@@ -62,7 +67,8 @@ class SubmissionView:
                        str(data["submitted_at"]), _optional(data["finished_at"], str), bool(data["late"]),
                        _optional(data["position"], int), Verdict[verdict] if verdict is not None else None,
                        _optional(data["level"], int), _optional(data["exit_code"], int),
-                       data.get("report"), _optional(data.get("report_text"), str), "report" in data)
+                       data.get("report"), _optional(data.get("report_text"), str), "report" in data,
+                       _optional(data.get("stalled"), str))
         except (KeyError, TypeError, ValueError) as error:
             raise ServerError(f"{server} answered with something that is not a submission ({error!r})",
                                  hint="is the address a grader class server of this version? (`grader --version`)") \

@@ -19,6 +19,10 @@ from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Ter
 from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
 
+WAIT_TIMEOUT_S = 1800.0
+"""How long `grader submit --server` waits for the report by default (`--wait-timeout`): a class's queue
+on a deadline night, with time to spare; past it the submission is stored still, and the command says so."""
+
 
 @cli.command()
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
@@ -282,7 +286,9 @@ def login(terminal: Terminal, server: str, token: str | None) -> None:
 
 
 def submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: bool, server: str, token: str | None,
-                   no_wait: bool) -> None:
+                  no_wait: bool, wait_timeout_s: float = WAIT_TIMEOUT_S) -> None:
+    """Upload FILE (tried again with its key while the server does not answer or says "not now", each
+    retry said on stderr), then wait for the report with a progress line, at most `wait_timeout_s`."""
     from rich.text import Text
 
     from grader.classroom import client
@@ -290,7 +296,8 @@ def submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: boo
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
     remote = client.Client(client.resolve(server or None, token))
     try:
-        sent = remote.submit(file.name, submitted.text.encode("utf-8"), slug)
+        sent = remote.submit(file.name, submitted.text.encode("utf-8"), slug,
+                             on_retry=lambda retry: _say_retry(terminal, retry))
         terminal.err.print(f"submitted as {sent.id} ({sent.challenge}) to {remote.login.server}"
                            + (" [late: after the deadline]" if sent.late else ""), highlight=False, markup=False)
         if no_wait:
@@ -298,8 +305,8 @@ def submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: boo
             return
         with RichProgress(terminal.err) as progress:
             progress.stage("waiting for the class server")
-            answer = remote.wait(sent.id, lambda a: progress.bar.update(
-                progress.task, description=f"{progress.stage_text}: {client.describe_status(a)}"))
+            answer = remote.wait(sent.id, wait_timeout_s, lambda line: progress.bar.update(
+                progress.task, description=f"{progress.stage_text}: {line}"))
     finally:
         remote.close()
     if as_json:
@@ -310,3 +317,8 @@ def submit_remote(terminal: Terminal, file: Path, slug: str | None, as_json: boo
     sys.exit(int(answer.exit_code) if answer.exit_code is not None else int(ExitCode.SERVER))
 
 
+def _say_retry(terminal: Terminal, retry) -> None:
+    """One line per retry of an upload (grader.classroom.client.Retry)."""
+    fate = "; it may have been stored: the next try finds out" if retry.maybe_stored else ""
+    terminal.err.print(f"the upload was not taken yet ({retry.why}{fate}); trying again in {retry.wait_s:.0f} s",
+                       highlight=False, markup=False)

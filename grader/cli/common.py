@@ -93,7 +93,7 @@ def handle_errors(command):
         try:
             return command(*args, **kwargs)
         except GraderError as error:
-            _fail(terminal, error, as_json)
+            _fail(terminal, error, as_json, **getattr(error, "details", {}))
         except KeyboardInterrupt:
             terminal.err.print("interrupted")
             if as_json:
@@ -170,8 +170,8 @@ def cli(ctx: click.Context) -> None:
     file, challenge or port to change; a class server's refusal that retrying cannot help),
     3 invalid challenge definition, 4 nothing here can run it (no GPU, no nvcc, or UNSUPPORTED
     by the emulator), 5 results database missing, locked or damaged, 6 class server unreachable
-    or busy (retry later), 70 internal error,
-    130 interrupted.
+    or busy (retry later), 7 submitted to a class server and stored, no report within
+    --wait-timeout (do not submit again), 70 internal error, 130 interrupted.
     With --json (or --format json), stdout is JSON whatever happens: an error is an object
     with error, hint and exit_code.
     """

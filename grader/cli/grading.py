@@ -17,7 +17,7 @@ import click
 
 from grader import exitcodes, report, source, spec, store
 from grader.cli.boards import leaderboard_command
-from grader.cli.classroom import submit_remote
+from grader.cli.classroom import WAIT_TIMEOUT_S, submit_remote
 from grader.cli.common import (DEBUG_KEY, DEFAULT_CHALLENGE, DEFAULT_DB, RichProgress, Terminal, _fail,
                                backend_option, budget_option, cache_option, challenges_option, check_memory,
                                check_source, choose_backend, cli, db_option, engine_options, handle_errors,
@@ -152,9 +152,13 @@ LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "
 @click.option("--token", default=None, envvar="GRADER_TOKEN",
               help="Your token for the class server (default: GRADER_TOKEN, else the one `grader login` saved).")
 @click.option("--no-wait", is_flag=True, help="With --server: print the submission id and return at once.")
+@click.option("--wait-timeout", "wait_timeout_s", type=click.FloatRange(min=1), default=WAIT_TIMEOUT_S, metavar="SECONDS",
+              show_default=True, help="With --server: wait at most this many seconds for the report; then say "
+                                      "the submission is stored, where to see it, and exit 7.")
 @click.pass_context
 @handle_errors
-def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: bool, **kwargs) -> None:
+def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: bool, wait_timeout_s: float,
+           **kwargs) -> None:
     """Grade FILE fully: correctness on every case, timing against the baseline, and its level.
 
     With --server, FILE goes to the class server, which grades it on hidden shapes of its own; this
@@ -163,8 +167,10 @@ def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: b
     database (graded with a public seed, so not on the class leaderboard)."""
     terminal = ctx.obj
     if server is None:
-        if no_wait or token:
-            raise UsageError("--no-wait and --token are for --server", hint="pass --server URL, or drop them")
+        waits = ctx.get_parameter_source("wait_timeout_s") not in (None, click.core.ParameterSource.DEFAULT)
+        if no_wait or token or waits:
+            raise UsageError("--no-wait, --wait-timeout and --token are for --server",
+                             hint="pass --server URL, or drop them")
         _grade(terminal, Mode.SUBMIT, **kwargs)
         return
     chosen = [name for name in LOCAL_ONLY
@@ -172,7 +178,7 @@ def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: b
     if chosen:
         flags = ", ".join("--" + name.replace("_mode", "").replace("_s", "").replace("_", "-") for name in chosen)
         raise UsageError(f"{flags}: the class server chooses how it grades", hint="drop them, or grade here without --server")
-    submit_remote(terminal, kwargs["file"], kwargs["slug"], kwargs["as_json"], server, token, no_wait)
+    submit_remote(terminal, kwargs["file"], kwargs["slug"], kwargs["as_json"], server, token, no_wait, wait_timeout_s)
 
 
 
