@@ -26,7 +26,8 @@ from test_server_load import CHALLENGES, sources, wait_until
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the server's grading processes are Linux-only")
 
-VERDICTS = {"accepted_naive": "ACCEPTED", "accepted_float4": "ACCEPTED", "wrong": "RUNTIME_ERROR",  # N = 1: a launch of 0 blocks
+VERDICTS = {"accepted_naive": "ACCEPTED", "accepted_float4": "ACCEPTED",
+            "wrong": "RUNTIME_ERROR",  # tiny_add's N = 1: a launch of 0 blocks
             "writes_input": "INPUT_MODIFIED", "compile_error": "COMPILE_ERROR"}
 KINDS = tuple(VERDICTS)
 RESUME_S = 120
@@ -226,12 +227,13 @@ def test_a_lock_held_past_the_busy_timeout_stalls_grading_and_submit_waits_with_
                 assert upload(server, tokens[name], kind, key).status_code == 201
                 kinds[key] = kind
         waiting = subprocess.Popen(
-            [sys.executable, "-m", "grader", "submit", str(ROOT / "challenges" / "vector_add" / "levels" / "1_naive.cu"),
-             "--server", server.url, "--token", tokens["eve"], "--challenge", "tiny_add", "--wait-timeout", "3",
+            [sys.executable, "-m", "grader", "submit", str(ROOT / "challenges" / "vector_add" / "levels" /
+                                                            "1_naive.cu"), "--server", server.url, "--token", tokens["eve"], "--challenge", "tiny_add", "--wait-timeout", "3",
              "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         def eves_stored_not_graded(c) -> dict:
-            found = c.execute("SELECT id, upload_key FROM submissions WHERE user = 'eve' AND state != 'done'").fetchone()
+            found = c.execute("SELECT id, upload_key FROM submissions WHERE user = 'eve' AND state != 'done'"
+                              ).fetchone()
             return {"id": found[0], "key": found[1]} if found else {}
 
         with write_lock_when(db, eves_stored_not_graded, 120, "eve's submission stored") as eve:

@@ -286,6 +286,21 @@ def test_an_upload_sent_again_with_its_key_is_the_one_stored(db):
     assert [tuple(r) for r in rows] == [("alice", "key-00000001"), ("bob", "key-00000001")]
 
 
+def test_the_queue_stores_one_submission_per_key_whoever_looked_first(db):
+    """Two tries of one upload that both looked before either was stored (one waited behind the other's
+    lock): the second is refused inside its transaction, and the unique index holds below that."""
+    with open_class(db) as store:
+        first = queue.enqueue(store, "alice", "matmul", "a.cu", Source("x", "a.cu", "h"), 1, LIMITS, key="key-0001")
+        with pytest.raises(queue.Repeated) as repeated:
+            queue.enqueue(store, "alice", "matmul", "a.cu", Source("x", "a.cu", "h"), 1, LIMITS, key="key-0001")
+        assert repeated.value.submission.id == first.id and queue.by_key(store, "alice", "key-0001") == first
+        with pytest.raises(sqlite3.IntegrityError):
+            store.db.execute("INSERT INTO submissions (user, challenge, filename, source, source_hash, submitted_at, "
+                             "late, state, upload_key) VALUES ('alice', 'matmul', 'b.cu', 'y', 'i', 'now', 0, 'done', "
+                             "'key-0001')")
+        assert store.db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 1
+
+
 def test_while_grading_is_stalled_a_new_upload_is_refused_and_a_stored_one_is_still_told(db, matmul):
     dispatcher = dispatcher_for(db, Engine(), matmul)
     site = TestClient(apps.create_app(apps.Settings(db, {"matmul": matmul, "vector_add": spec.load(

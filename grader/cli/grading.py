@@ -152,8 +152,8 @@ LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "
 @click.option("--token", default=None, envvar="GRADER_TOKEN",
               help="Your token for the class server (default: GRADER_TOKEN, else the one `grader login` saved).")
 @click.option("--no-wait", is_flag=True, help="With --server: print the submission id and return at once.")
-@click.option("--wait-timeout", "wait_timeout_s", type=click.FloatRange(min=1), default=WAIT_TIMEOUT_S, metavar="SECONDS",
-              show_default=True, help="With --server: wait at most this many seconds for the report; then say "
+@click.option("--wait-timeout", "wait_timeout_s", type=click.FloatRange(min=1), default=WAIT_TIMEOUT_S,
+              metavar="SECONDS", show_default=True, help="With --server: wait at most this many seconds for the report; then say "
                                       "the submission is stored, where to see it, and exit 7.")
 @click.pass_context
 @handle_errors
@@ -178,7 +178,8 @@ def submit(ctx: click.Context, server: str | None, token: str | None, no_wait: b
     if chosen:
         flags = ", ".join("--" + name.replace("_mode", "").replace("_s", "").replace("_", "-") for name in chosen)
         raise UsageError(f"{flags}: the class server chooses how it grades", hint="drop them, or grade here without --server")
-    submit_remote(terminal, kwargs["file"], kwargs["slug"], kwargs["as_json"], server, token, no_wait, wait_timeout_s)
+    submit_remote(terminal, kwargs["file"], kwargs["slug"], kwargs["as_json"], server, token, no_wait,
+                  wait_timeout_s)
 
 
 
