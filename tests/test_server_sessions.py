@@ -254,7 +254,7 @@ def test_a_server_failure_still_says_nosniff(db, monkeypatch):
     monkeypatch.setattr(application.state.server, "challenge_list", lambda: 1 / 0)
     failed = TestClient(application, raise_server_exceptions=False).get("/api/challenges")
     assert failed.status_code == 500 and failed.headers["x-content-type-options"] == "nosniff"
-    assert failed.json()["error"] == "the class server failed on this request"
+    assert failed.json()["error"].startswith("the class server failed on this request")
 
 
 @pytest.mark.parametrize("url", ["notaurl", "gpu-box:8000", "ftp://gpu-box", "http://", "http://h:port"])
