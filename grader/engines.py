@@ -16,6 +16,7 @@ itself never leaves the process that owns the database), and only that process k
 from __future__ import annotations
 
 import concurrent.futures
+import enum
 import functools
 import hashlib
 import multiprocessing
@@ -65,6 +66,16 @@ class Task:
     """Also run the functional cases under compute-sanitizer (`grader run/submit --sanitize`, GPU only)."""
 
 
+class Failure(enum.Enum):
+    """Why a job came back without a report (never the student's doing, so never their verdict)."""
+
+    BUG = "the grader failed"
+    """The grader raised on this job: tried again (grader.classroom.dispatch.GRADER_ERROR_TRIES in all)."""
+    LOST = "the grading was lost"
+    """The process grading it died (a dead pool process, a Ray actor gone), or the sandboxed worker was killed
+    from outside (grader.run.WorkerKilled): nothing about the submission; graded once more, then GRADER_ERROR."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     key: int
@@ -72,6 +83,8 @@ class Outcome:
     error: str | None = None
     """The grader's own failure on this job (type and message), when there is no report."""
     traceback: str | None = None
+    failure: Failure = Failure.BUG
+    """Which kind of grader failure `error` is (when there is no report)."""
     fatal: GraderError | None = None
     """A failure that would repeat for every job (no GPU, a broken challenge, another grader version):
     not the student's fault, so never kept as theirs; `raise_fatal` raises it where the caller is."""
@@ -133,6 +146,7 @@ def run_task(config: Config, task: Task, backend=None, progress=None) -> Outcome
     a version mismatch) is fatal: it would fail every job alike. `progress` (in this process only) hears
     the job's stages."""
     from grader import job, pipeline
+    from grader.run import WorkerKilled
 
     try:
         if task.grader_version != __version__:
@@ -150,6 +164,8 @@ def run_task(config: Config, task: Task, backend=None, progress=None) -> Outcome
         return Outcome(task.key, report)
     except GraderError as error:
         return Outcome(task.key, None, error.message, traceback.format_exc(), fatal=error)
+    except WorkerKilled as killed:
+        return Outcome(task.key, None, str(killed), traceback.format_exc(), failure=Failure.LOST)
     except Exception as error:  # a grader bug on this one job: the caller keeps it as the grader's failure
         return Outcome(task.key, None, f"{type(error).__name__}: {error}", traceback.format_exc())
 
@@ -232,7 +248,8 @@ def _pin(device: int | None) -> None:
 
 class LocalEngine:
     """One grading process per slot (per GPU), started when the engine starts; a slot runs one job at a
-    time. A process that dies is replaced, and its job comes back as the grader's failure."""
+    time. A process that dies is replaced, and its job comes back lost (Failure.LOST): the submission
+    runs in a sandboxed worker of that process, never in it, so its death is never the submission's."""
 
     name = "local"
 
@@ -270,9 +287,10 @@ class LocalEngine:
     def _finished(self, slot: int, task: Task, outer: concurrent.futures.Future, inner) -> None:
         try:
             outcome = inner.result()
-        except concurrent.futures.process.BrokenProcessPool as error:
+        except concurrent.futures.process.BrokenProcessPool as error:  # killed, or crashed: never the submission's
             self.pools[slot] = self._pool(self.devices[slot])
-            outcome = Outcome(task.key, None, f"the grading process died ({error})", traceback.format_exc())
+            outcome = Outcome(task.key, None, f"the grading process died ({error})", traceback.format_exc(),
+                              failure=Failure.LOST)
         except Exception as error:
             outcome = Outcome(task.key, None, f"{type(error).__name__}: {error}", traceback.format_exc())
         self.busy[slot] = False
@@ -371,7 +389,7 @@ class RayEngine:
             outcome = inner.result()
         except Exception as error:  # the actor died (its node went away): Ray restarts it once
             outcome = Outcome(task.key, None, f"the Ray grading actor failed ({type(error).__name__}: {error})",
-                              traceback.format_exc())
+                              traceback.format_exc(), failure=Failure.LOST)
         with self.lock:
             self.free.append(grader)
         outer.set_result(outcome)

@@ -97,7 +97,9 @@ def report_of(outcome, display_path: str, challenge: Challenge, environment, opt
     outcome.raise_fatal()
     if outcome.report is not None:
         return outcome.report
-    return grader_error(display_path, challenge, environment, options, failure_text(outcome), wall_s)
+    from grader.engines import Failure
+    return grader_error(display_path, challenge, environment, options, failure_text(outcome), wall_s,
+                        bug=getattr(outcome, "failure", Failure.BUG) is Failure.BUG)
 
 
 def failure_text(outcome, limit_chars: int = 300) -> str:
@@ -107,11 +109,11 @@ def failure_text(outcome, limit_chars: int = 300) -> str:
 
 
 def grader_error(display_path: str, challenge: Challenge, environment, options: pipeline.Options, error: str,
-                 wall_s: float) -> GradeReport:
+                 wall_s: float, bug: bool = True) -> GradeReport:
     """A report saying the grader failed on this file (`error`, failure_text's): GRADER_ERROR, never counted
-    against the student."""
+    against the student. `bug` false: the grading was lost (a process killed from outside), nothing to report."""
     message = (f"{GRADER_FAILURE} ({visible(error)}); this is not a judgement of the submission: grade it again "
-               "(the next `grader grade` and the class server do so by themselves); please report it")
+               "(the next `grader grade` and the class server do so by themselves)" + ("; please report it" if bug else ""))
     c = challenge
     return GradeReport(
         submission=display_path, challenge=c.slug, challenge_version=c.version,

@@ -3,6 +3,12 @@
 Each request has a deadline; past it the worker's whole process group is killed and the request
 ends as TIMEOUT. A worker that dies (segfault, `exit()`, abort) ends the request as CRASHED with
 the signal or exit status, and whatever it printed. The grader itself is never at risk.
+
+A boxed worker killed by SIGKILL that the grader did not send is killed from outside, never by the
+submission: the box's seccomp policy (grader.seccomp) ends a process that sends SIGKILL, or exits with
+the status that reads as one, by SIGSYS instead, and the grader's own limits show otherwise (its
+timeouts are its own kills, the memory bound shows in the cgroup's memory.events, the CPU-time limit in
+the worker's CPU time). Such a death raises WorkerKilled: the grader's failure, graded again.
 """
 
 from __future__ import annotations
@@ -46,6 +52,17 @@ class Outcome(enum.Enum):
     MEMORY = "memory bound"
     """The kernel killed the worker for using more memory than its cgroup allows."""
     INTERNAL = "internal"
+
+
+class WorkerKilled(Exception):
+    """The worker was killed from outside the box (not by the submission, nor by a limit of the grader's):
+    no verdict; the engines report the job lost (grader.engines.Failure.LOST), and it is graded again."""
+
+
+KILLED_FROM_OUTSIDE = "the grader's worker was killed from outside (a SIGKILL neither your code nor the grader sent)"
+CPU_LIMIT_SLACK_S = 1.0
+"""A worker killed by SIGKILL within this much of its CPU-time limit was stopped by that limit (the kernel
+counts CPU time in ticks; what the grader reads back is the whole box's, never less than the process's)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +128,9 @@ class Worker:
         self._handles: socket.socket | None = None
         self._worker_pid: int | None = None
         """The worker's host pid (inside bubblewrap's processes, where boxed), for its CPU time."""
+        self._cpu_at_exit: float | None = None
+        """The CPU time of the worker and everything it started that was waited for (bubblewrap waits for
+        its own children), read when the grader reaped it: how a kill by the CPU-time limit shows."""
         self._buffer = b""
 
     # -- lifecycle
@@ -214,7 +234,22 @@ class Worker:
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.proc is not None and self._reap(block=False) is None
+
+    def _reap(self, block: bool) -> int | None:
+        """The worker's exit status once it has ended (waiting for it with `block`), as Popen's
+        returncode; reaped here with wait4, which also gives its CPU time."""
+        if self.proc.returncode is not None:
+            return self.proc.returncode
+        try:
+            pid, status, usage = os.wait4(self.proc.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere
+            return self.proc.wait() if block else self.proc.poll()
+        if pid == 0:
+            return None
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self._cpu_at_exit = usage.ru_utime + usage.ru_stime
+        return self.proc.returncode
 
     # -- requests
     def call(self, args: list[dict], timeout_s: float, order: str = "forward") -> Reply:
@@ -245,8 +280,10 @@ class Worker:
         """Send `command` and read its answer (of kind `answer_op`, by default the command's own op);
         `cpu_s` is the worker's CPU time meanwhile unless `account_cpu` is off (the timed samples,
         which must cost the same as the calibration's)."""
-        if not self.alive:
+        if self.proc is None:
             return Reply(Outcome.CRASHED, "the worker is not running")
+        if not self.alive:  # it died since its last answer: how it died says whose doing that was
+            return self._died(time.perf_counter())
         if self._unasked_data():  # an answer came that nothing asked for
             return self._malformed("an answer to no request", time.perf_counter())
         command = dataclasses.replace(command, id=secrets.randbits(53))
@@ -338,7 +375,9 @@ class Worker:
                      seconds=time.perf_counter() - started)
 
     def _died(self, started: float) -> Reply:
-        code = self.proc.wait()
+        """How the worker died, as a Reply, where the submission is the cause; WorkerKilled where something
+        outside killed it."""
+        code = self._reap(block=True)
         if self.group.out_of_memory():
             bound = self.sandbox.limits.memory_bytes or 0
             return Reply(Outcome.MEMORY, f"the process used more than its memory bound of {bound / (1 << 30):.3g} GiB "
@@ -347,10 +386,21 @@ class Worker:
         sandboxed_signal = self.sandbox.active and 128 < code < 128 + signal.NSIG
         if code < 0 or sandboxed_signal:
             number = -code if code < 0 else code - 128  # bubblewrap reports its child's death by signal N as 128 + N
-            detail = _signal_detail(signal.Signals(number), self.sandbox.limits.file_bytes)
+            sig = signal.Signals(number)
+            if sig is signal.SIGKILL and self._cpu_limit_reached():
+                detail = (f"the process used its CPU time limit of {self.sandbox.limits.cpu_s} s (all its threads "
+                          "together) and was stopped (SIGKILL)")
+            elif sig is signal.SIGKILL and self.sandbox.active:
+                raise WorkerKilled(KILLED_FROM_OUTSIDE)
+            else:
+                detail = _signal_detail(sig, self.sandbox.limits.file_bytes, self.sandbox.active)
         else:
             detail = f"the process exited with status {code} during the call (exit() or abort in the submission?)"
         return Reply(Outcome.CRASHED, detail, seconds=time.perf_counter() - started)
+
+    def _cpu_limit_reached(self) -> bool:
+        used = self._cpu_at_exit
+        return used is not None and used >= self.sandbox.limits.cpu_s - CPU_LIMIT_SLACK_S
 
     def _kill(self) -> None:
         try:
@@ -358,7 +408,7 @@ class Worker:
         except (ProcessLookupError, PermissionError):
             pass
         self.group.kill_all()
-        self.proc.wait()
+        self._reap(block=True)
 
     def _close_pipes(self) -> None:
         for closer in (lambda: self._commands.close(), lambda: os.close(self._results),
@@ -369,7 +419,14 @@ class Worker:
                 pass
 
 
-def _signal_detail(sig: signal.Signals, file_bytes: int) -> str:
+def _signal_detail(sig: signal.Signals, file_bytes: int, boxed: bool = True) -> str:
+    if sig is signal.SIGSYS and boxed:
+        return ("the process was killed by SIGSYS: it made a system call the box ends a process for (sending "
+                "SIGKILL, as raise(SIGKILL) or kill(getpid(), 9) do, or exiting with status 137, which reads as "
+                "one: only the grader kills a worker that way), or raised SIGSYS itself")
+    if sig is signal.SIGKILL and not boxed:
+        return ("the process was killed by SIGKILL (without the sandbox the grader cannot tell whether the "
+                "submission sent it or something outside did: if not your code, grade again)")
     if sig is signal.SIGXFSZ:
         return (f"the process was stopped for exceeding the file size limit of {file_bytes >> 20} MiB "
                 "(its printed output counts as a file too) (SIGXFSZ)")

@@ -544,7 +544,7 @@ def _what(kind: BoxKind) -> str:
     memory = ("each worker's memory bounded by a cgroup, sized from the challenge" if cgroup_capabilities().memory
               else "no memory cgroup here: memory bounded per process by rlimits only")
     return (f"bubblewrap: {who}, no capabilities, no_new_privs, seccomp policy ({len(seccomp.REFUSED)} calls "
-            f"refused), own PID/network/IPC namespaces, private /tmp and /dev/shm, read-only system, private "
+            f"refused, SIGKILL left to the grader), own PID/network/IPC namespaces, private /tmp and /dev/shm, read-only system, private "
             f"folders and /run hidden, {memory}")
 
 

@@ -26,6 +26,16 @@ Conditional:
   only answer fixed values, never hand its calls to a supervisor process that could forge results;
 - `ioctl` TIOCSTI and TIOCLINUX (typing into a terminal) are refused.
 - A call through another ABI (x32, or i386's `int 0x80` on x86-64), whose numbers differ, fails whole.
+So that a SIGKILL the grader did not send is known to come from outside the box (grader.run.WorkerKilled:
+the grader's failure, graded again, never the student's crash), a boxed process cannot make one itself:
+- sending SIGKILL (`kill`, `tkill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo`, `pidfd_send_signal`:
+  `raise(SIGKILL)`, `kill(getpid(), 9)`, to itself or any process) ends the sender by SIGSYS, as does
+  exiting with a status whose low byte is 137 (`exit`, `exit_group`: bubblewrap reports a death by
+  signal N as status 128 + N, so `exit(137)` would read as a SIGKILL). Both stay the submission's crash;
+- the ways to have the kernel send it later are refused (EPERM): a new CPU-time or real-time limit
+  (`setrlimit`, `prlimit64` with RLIMIT_CPU or RLIMIT_RTTIME: the kernel sends SIGKILL at the hard one),
+  `fcntl(F_SETSIG, SIGKILL)`, and `timer_create` and `mq_notify`, whose signal number sits in a struct
+  a filter cannot read. `abort()` (SIGABRT) and every other signal are untouched.
 
 Written for x86-64 and aarch64; `policy` raises for another machine and the box says so.
 """
@@ -40,18 +50,28 @@ from dataclasses import dataclass
 
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
+SECCOMP_RET_KILL_PROCESS = 0x80000000
+"""Ends the whole process at once, as if by SIGSYS (no handler runs)."""
 X32_SYSCALL_BIT = 0x40000000
 CLONE_NAMESPACES = 0x7E020000
 """CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (CLONE_NEWTIME exists only
 for clone3 and unshare: in clone's flags its bit is part of the exit signal)."""
 SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+SIGKILL = 9
+KILLED_STATUS = 128 + SIGKILL
+"""The exit status bubblewrap gives a box whose program died by SIGKILL."""
+RLIMIT_CPU, RLIMIT_RTTIME = 0, 15
+F_SETSIG = 10
+SENDS_SIGNAL = {"kill": 1, "tkill": 1, "tgkill": 2, "rt_sigqueueinfo": 1, "rt_tgsigqueueinfo": 2, "pidfd_send_signal": 1}
+"""The calls that send a signal, and which argument is its number."""
 
 # classic BPF opcodes
 BPF_LD_W_ABS = 0x20
 BPF_JEQ_K = 0x15
 BPF_JGE_K = 0x35
 BPF_JSET_K = 0x45
+BPF_AND_K = 0x54
 BPF_RET_K = 0x06
 
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6] (little-endian)
@@ -70,7 +90,7 @@ REFUSED = ("mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount"
            "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon",
            "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "open_by_handle_at", "name_to_handle_at",
            "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "lookup_dcookie",
-           "vhangup", "uselib", "fanotify_init", "nfsservctl", "_sysctl", "create_module")
+           "vhangup", "uselib", "fanotify_init", "nfsservctl", "_sysctl", "create_module", "timer_create", "mq_notify")
 """Every call refused outright, by name; an architecture lacking one (aarch64 has no iopl) skips it."""
 
 
@@ -90,7 +110,9 @@ _X86_64 = dict(mount=165, umount2=166, pivot_root=155, chroot=161, open_tree=428
                acct=163, quotactl=179, quotactl_fd=443, syslog=103, open_by_handle_at=304, name_to_handle_at=303,
                iopl=172, ioperm=173, settimeofday=164, clock_settime=227, clock_adjtime=305, adjtimex=159,
                lookup_dcookie=212, vhangup=153, uselib=134, fanotify_init=300, nfsservctl=180, _sysctl=156,
-               create_module=174, clone=56, clone3=435, seccomp=317, ioctl=16)
+               create_module=174, clone=56, clone3=435, seccomp=317, ioctl=16, kill=62, tkill=200, tgkill=234,
+               rt_sigqueueinfo=129, rt_tgsigqueueinfo=297, pidfd_send_signal=424, exit=60, exit_group=231,
+               setrlimit=160, prlimit64=302, fcntl=72, timer_create=222, mq_notify=244)
 _AARCH64 = dict(mount=40, umount2=39, pivot_root=41, chroot=51, open_tree=428, move_mount=429, fsopen=430,
                 fsconfig=431, fsmount=432, fspick=433, mount_setattr=442, unshare=97, setns=268, ptrace=117,
                 process_vm_readv=270, process_vm_writev=271, pidfd_getfd=438, process_madvise=440, kcmp=272,
@@ -100,7 +122,9 @@ _AARCH64 = dict(mount=40, umount2=39, pivot_root=41, chroot=51, open_tree=428, m
                 swapoff=225, acct=89, quotactl=60, quotactl_fd=443, syslog=116, open_by_handle_at=265,
                 name_to_handle_at=264, settimeofday=170, clock_settime=112, clock_adjtime=266, adjtimex=171,
                 lookup_dcookie=18, vhangup=58, fanotify_init=262, nfsservctl=42, clone=220, clone3=435,
-                seccomp=277, ioctl=29)
+                seccomp=277, ioctl=29, kill=129, tkill=130, tgkill=131, rt_sigqueueinfo=138, rt_tgsigqueueinfo=240,
+                pidfd_send_signal=424, exit=93, exit_group=94, setrlimit=164, prlimit64=261, fcntl=25,
+                timer_create=107, mq_notify=184)
 
 ARCHES = {"x86_64": Arch(0xC000003E, _X86_64, x32=True), "aarch64": Arch(0xC00000B7, _AARCH64)}
 
@@ -159,13 +183,30 @@ def program(arch: Arch) -> bytes:
         ops.append(_Op(BPF_JGE_K, X32_SYSCALL_BIT, true="wrong abi"))
     ops += [_if_equal(n[name], "deny") for name in REFUSED if name in n]
     ops += [_if_equal(n["clone3"], "no such call"), _if_equal(n["clone"], "clone"),
-            _if_equal(n["seccomp"], "seccomp"), _if_equal(n["ioctl"], "ioctl"), _give(SECCOMP_RET_ALLOW)]
+            _if_equal(n["seccomp"], "seccomp"), _if_equal(n["ioctl"], "ioctl")]
+    ops += [_if_equal(n[name], f"signal in {index}") for name, index in SENDS_SIGNAL.items()]
+    ops += [_if_equal(n["exit"], "exit"), _if_equal(n["exit_group"], "exit"), _if_equal(n["setrlimit"], "setrlimit"),
+            _if_equal(n["prlimit64"], "prlimit64"), _if_equal(n["fcntl"], "fcntl"), _give(SECCOMP_RET_ALLOW)]
     ops += ["clone", _load(_arg_low(0)), _Op(BPF_JSET_K, CLONE_NAMESPACES, true="deny"), _give(SECCOMP_RET_ALLOW)]
     ops += ["seccomp", _load(_arg_low(1)), _Op(BPF_JSET_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, true="deny"),
             _give(SECCOMP_RET_ALLOW)]
     ops += ["ioctl", _load(_arg_low(1)), _if_equal(TIOCSTI, "deny"), _if_equal(TIOCLINUX, "deny"),
             _give(SECCOMP_RET_ALLOW)]
-    ops += ["deny", _give(deny), "no such call", _give(no_such_call), "wrong abi", _give(no_such_call)]
+    for index in sorted(set(SENDS_SIGNAL.values())):  # the signal is an int: its low word is what the kernel reads
+        ops += [f"signal in {index}", _load(_arg_low(index)), _if_equal(SIGKILL, "end it"), _give(SECCOMP_RET_ALLOW)]
+    ops += ["exit", _load(_arg_low(0)), _Op(BPF_AND_K, 0xFF), _if_equal(KILLED_STATUS, "end it"),
+            _give(SECCOMP_RET_ALLOW)]
+    ops += ["setrlimit", _load(_arg_low(0)), _if_equal(RLIMIT_CPU, "deny"), _if_equal(RLIMIT_RTTIME, "deny"),
+            _give(SECCOMP_RET_ALLOW)]
+    # prlimit64(pid, resource, new, old): reading a limit (new is null) stays allowed
+    ops += ["prlimit64", _load(_arg_low(1)), _if_equal(RLIMIT_CPU, "prlimit64 sets?"),
+            _if_equal(RLIMIT_RTTIME, "prlimit64 sets?"), _give(SECCOMP_RET_ALLOW),
+            "prlimit64 sets?", _load(_arg_low(2)), _Op(BPF_JEQ_K, 0, false="deny"), _load(_arg_low(2) + 4),
+            _Op(BPF_JEQ_K, 0, false="deny"), _give(SECCOMP_RET_ALLOW)]
+    ops += ["fcntl", _load(_arg_low(1)), _Op(BPF_JEQ_K, F_SETSIG, false="allow"), _load(_arg_low(2)),
+            _if_equal(SIGKILL, "deny"), "allow", _give(SECCOMP_RET_ALLOW)]
+    ops += ["deny", _give(deny), "no such call", _give(no_such_call), "wrong abi", _give(no_such_call),
+            "end it", _give(SECCOMP_RET_KILL_PROCESS)]
     return _assemble(ops)
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -25,8 +26,9 @@ from grader.verdict import Verdict
 
 BUSY_TIMEOUT_S = 60.0
 """How long a writer waits for another's lock before the store says the database stayed locked."""
-BUSY_TIMEOUT_ENV = "GRADER_BUSY_TIMEOUT_S"
-"""Sets that wait in seconds for this process (the tests hold a lock past it without waiting a minute)."""
+BUSY_TIMEOUT_ENV = "GRADER_DB_BUSY_TIMEOUT_S"
+"""Overrides BUSY_TIMEOUT_S (seconds) for every database this process opens: a class server's host may
+want a locked database to be reported sooner, and the tests wait less."""
 
 Step = str | Callable[[sqlite3.Connection], None]
 """A migration's work: SQL statements separated by semicolons, or a function given the connection."""
@@ -141,29 +143,50 @@ def _create_private(path: Path) -> None:
 
 
 class Store:
-    """A results database. Open with `Store.open(path)` (creates it) or `Store.existing(path)`."""
+    """A results database. Open with `Store.open(path)` (creates it) or `Store.existing(path)` (never
+    creates: a path with no database is a StoreError, even one that vanishes between the look and the open)."""
 
     def __init__(self, path: Path, connection: sqlite3.Connection):
         self.path, self.db = path, connection
 
     @classmethod
     def open(cls, path: Path) -> "Store":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _create_private(path)
+        orphan = path.with_name(path.name + "-wal")
+        if not path.exists() and orphan.is_file() and orphan.stat().st_size > 0:
+            raise StoreError(f"no results database at {path}, but its write-ahead log {orphan} is there: the last "
+                             "writes of a database that was deleted, which SQLite would replay into a new one",
+                             hint=f"restore the database (cp BACKUP {path}), or move {orphan} and {path}-shm aside "
+                                  "to start a new one")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(path)
+        except OSError as error:
+            raise StoreError(f"cannot create the results database {path}: {error.strerror or error}",
+                             hint="give this user write access to its folder, or point --db elsewhere") from error
         return cls._connect(path)
 
     @classmethod
-    def existing(cls, path: Path) -> "Store":
+    def existing(cls, path: Path, migrate: bool = True) -> "Store":
+        """The database at `path`, which must exist. `migrate` false: the schema is taken as it is (a class
+        server migrates once, at its start; its request threads only connect)."""
         if not path.is_file():
             raise StoreError(f"no results database at {path}",
                              hint="grade something first (grader submit --user NAME, grader grade DIR), "
                                   "or point --db at the right file")
-        return cls._connect(path)
+        return cls._connect(path, create=False, migrate=migrate)
 
     @classmethod
-    def _connect(cls, path: Path) -> "Store":
+    def _connect(cls, path: Path, create: bool = True, migrate: bool = True) -> "Store":
         try:
-            db = sqlite3.connect(path, timeout=busy_timeout_s(), isolation_level=None)
+            # mode=rw never makes a file: a database deleted after the look is an error, not a new empty one
+            where = path if create else f"file:{urllib.parse.quote(str(path))}?mode=rw"
+            db = sqlite3.connect(where, timeout=busy_timeout_s(), isolation_level=None, uri=not create)
+        except sqlite3.DatabaseError as exc:
+            if not create and not path.is_file():
+                raise StoreError(f"no results database at {path} (it went away while it was being opened)",
+                                 hint="point --db at the right file, or restore it from a backup") from exc
+            raise _explain(exc, path) from exc
+        try:
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA journal_mode=WAL")
             # commits reach the WAL file before they return, with no fsync each: a process killed at any
@@ -171,13 +194,38 @@ class Store:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
             store = cls(path, db)
-            store._migrate()
+            if migrate:
+                store._migrate()
             return store
-        except sqlite3.DatabaseError as exc:
-            raise _explain(exc, path) from exc
+        except BaseException as exc:
+            db.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise _explain(exc, path) from exc
+            raise
 
     def close(self) -> None:
         self.db.close()
+
+    def check(self) -> None:
+        """StoreError unless SQLite's quick check finds every page sound (a file with damaged pages opens
+        and serves until a read meets them: a server checks at its start instead)."""
+        try:
+            problems = [row[0] for row in self.db.execute("PRAGMA quick_check(5)")]
+        except sqlite3.DatabaseError as exc:
+            raise _explain(exc, self.path) from exc
+        if problems != ["ok"]:
+            raise _explain(sqlite3.DatabaseError("database disk image is malformed: " + "; ".join(problems)), self.path)
+
+    def check_writable(self) -> None:
+        """StoreError unless this process can write the database now: a read-only file (or folder, or file
+        system) and a lock another process holds past the busy timeout are said at once, not at the first
+        write (a class server checks at its start)."""
+        try:
+            with self.transaction():
+                self.db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+                self.db.execute("DELETE FROM schema_migrations WHERE name = ''")  # a write that changes nothing
+        except sqlite3.DatabaseError as exc:
+            raise _explain(exc, self.path) from exc
 
     @contextlib.contextmanager
     def transaction(self):
@@ -215,10 +263,9 @@ class Store:
     def apply(self, migrations: tuple[tuple[str, Step], ...]) -> None:
         """Apply the named migrations this database has not had yet, in order, all in one transaction, and
         record them. The core's are applied on opening; a layer with tables of its own (the class server)
-        applies its own, under names of its own, when it opens the store. A database that has them all is
-        only read: opening one needs no write lock, so a server's threads can open their connections and
-        answer while another process holds that lock or the disk is full."""
-        if self._has(migrations):
+        applies its own, under names of its own, when it opens the store. Whether any is due is read
+        first, without a write lock: a database that has them all is opened without waiting for a writer."""
+        if not self._pending(migrations):
             return
         self.db.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then see it done
         try:
@@ -241,12 +288,20 @@ class Store:
                 raise _explain(exc, self.path) from exc
             raise
 
-    def _has(self, migrations: tuple[tuple[str, Step], ...]) -> bool:
+    def _pending(self, migrations: tuple[tuple[str, Step], ...]) -> list[str]:
+        """The migrations not recorded yet, by a plain read (all of them where nothing is recorded)."""
         try:
-            done = {row["name"] for row in self.db.execute("SELECT name FROM schema_migrations")}
-        except sqlite3.OperationalError:  # no table yet: a new database
-            return False
-        return all(name in done for name, _ in migrations)
+            done = {row[0] for row in self.db.execute("SELECT name FROM schema_migrations")}
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise _explain(exc, self.path) from exc
+            done = set()
+        return [name for name, _ in migrations if name not in done]
+
+    def pending(self, migrations: tuple[tuple[str, Step], ...] = MIGRATIONS) -> list[str]:
+        """The names of `migrations` this database has not had (a class server that serves a database
+        connects its threads without migrating: it checks there is nothing to apply)."""
+        return self._pending(migrations)
 
     def migrations(self) -> list[str]:
         return [row["name"] for row in self.db.execute("SELECT name FROM schema_migrations ORDER BY name")]
@@ -372,6 +427,11 @@ def _run(r: sqlite3.Row) -> Run:
                json.loads(r["report"]), bool(r["late"]), r["submission_id"])
 
 
+def explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
+    """SQLite's error on the database at `path` as a StoreError saying what to do."""
+    return _explain(exc, path)
+
+
 def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     text = str(exc)
     if "locked" in text or "busy" in text:
@@ -379,7 +439,12 @@ def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
                           hint="another grader process holds it; wait for it to finish, or check for a hung process")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return StoreError(f"the results database {path} is damaged: {text}",
-                          hint=f"move it aside (mv {path} {path}.damaged) to start a new one, or restore a backup")
+                          hint=f"restore a backup (one `grader backup` made: cp BACKUP {path}), or move it aside "
+                               f"(mv {path} {path}.damaged) to start a new one")
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return StoreError(f"the results database {path} cannot be written: {text}",
+                          hint="the file, its folder (SQLite writes its -wal and -shm files there) or its file system "
+                               "is read-only, or the file is immutable (lsattr); give this user write access to both")
     return StoreError(f"the results database {path} failed: {text}", hint="check the file's permissions and free disk space")
 
 

@@ -461,3 +461,78 @@ def test_a_deadline_without_a_zone_is_this_machines_and_a_bad_one_says_how_to_wr
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def _enqueue(db, user: str) -> int:
+    with open_class(db) as store:
+        return queue.enqueue(store, user, "matmul", f"{user}.cu", Source(user, f"{user}.cu", user), 1,
+                             queue.Limits(max_pending=2, hourly_cap=100)).id
+
+
+class _Lost(_Failing):
+    """An engine whose first `fail` jobs come back lost: the grading process died, or the worker was killed
+    from outside (grader.engines.Failure.LOST)."""
+
+    def submit(self, task):
+        import concurrent.futures
+
+        from grader.engines import Failure, Outcome
+
+        self.tries += 1
+        future = concurrent.futures.Future()
+        if self.tries <= self.fail:
+            future.set_result(Outcome(task.key, None, "the grading process died", failure=Failure.LOST))
+        else:
+            future.set_result(Outcome(task.key, dataclasses.replace(grade_report(), secret=True)))
+        return future
+
+
+def test_a_lost_grading_is_graded_once_more_then_kept_as_the_graders_error(db, tokens):
+    from grader.classroom import dispatch
+    from grader.verdict import Verdict
+
+    regraded = _dispatch_until_done(db, _Lost(fail=1), _enqueue(db, "alice"))
+    lost = _Lost(fail=99)
+    given_up = _dispatch_until_done(db, lost, _enqueue(db, "bob"))
+    with open_class(db) as store:
+        assert store.run(regraded.run_id).verdict is Verdict.ACCEPTED and regraded.claims == 2
+        run = store.run(given_up.run_id)
+    assert lost.tries == dispatch.LOST_TRIES == 2 and run.verdict is Verdict.GRADER_ERROR
+    assert "the grading process died" in run.report["message"] and "please report" not in run.report["message"]
+
+
+def test_a_report_the_store_refuses_is_graded_once_more_then_kept_as_the_graders_error(db, tokens, monkeypatch):
+    from grader import job
+    from grader.classroom import dispatch
+    from grader.store import StoreError
+    from grader.verdict import Verdict
+
+    real_keep, refusals = job.keep, {"left": 0}
+
+    def keep(store, report, source, keeping):
+        if refusals["left"] and report.verdict is not Verdict.GRADER_ERROR:
+            refusals["left"] -= 1
+            raise StoreError("the results database failed: database or disk is full", hint="free some space")
+        return real_keep(store, report, source, keeping)
+
+    monkeypatch.setattr(job, "keep", keep)
+    refusals["left"] = 1
+    kept = _dispatch_until_done(db, _Failing(fail=0), _enqueue(db, "alice"))
+    refusals["left"] = 2
+    given_up = _dispatch_until_done(db, _Failing(fail=0), _enqueue(db, "bob"))
+    with open_class(db) as store:
+        assert store.run(kept.run_id).verdict is Verdict.ACCEPTED and kept.claims == 2
+        run = store.run(given_up.run_id)
+    assert given_up.claims == dispatch.LOST_TRIES and run.verdict is Verdict.GRADER_ERROR
+    assert "could not be kept" in run.report["message"] and "disk is full" in run.report["message"]
+
+
+def test_a_database_deleted_under_a_running_app_refuses_work_and_makes_no_file(db, tokens):
+    with make_client(db) as client:
+        assert post(client, tokens["alice"]).status_code == 201
+        db.unlink()
+        refused = post(client, tokens["bob"])
+        assert refused.status_code == 503 and refused.json()["error"] == servers.GONE
+        assert client.get("/api/health").status_code == 503
+        assert client.get("/api/leaderboard/matmul").status_code == 503
+        assert not db.exists()

@@ -214,7 +214,7 @@ def test_an_upload_to_a_full_disk_with_grading_idle_is_a_json_503_and_nothing_is
 # -- a lock held past the busy timeout ------------------------------------------------------------------------
 
 def test_a_lock_held_past_the_busy_timeout_stalls_grading_and_submit_waits_with_a_deadline(tmp_path, monkeypatch):
-    monkeypatch.setenv("GRADER_BUSY_TIMEOUT_S", "1")  # the server's, and every process this test starts
+    monkeypatch.setenv("GRADER_DB_BUSY_TIMEOUT_S", "1")  # the server's, and every process this test starts
     db = tmp_path / "class.sqlite3"
     names = ["ann", "ben", "cat", "dan", "eve"]
     server, tokens = make_class(tmp_path, db, names)
@@ -267,7 +267,7 @@ def test_an_upload_stored_after_the_client_gave_up_on_it_is_found_again_not_stor
     one submission (the class allows one pending submission, so a second upload would be refused 429)."""
     from grader.classroom import client
 
-    monkeypatch.setenv("GRADER_BUSY_TIMEOUT_S", "60")  # the server waits for the lock rather than fail
+    monkeypatch.setenv("GRADER_DB_BUSY_TIMEOUT_S", "60")  # the server waits for the lock rather than fail
     db = tmp_path / "class.sqlite3"
     server, tokens = make_class(tmp_path, db, ["ann"])
     server.serve_args = tuple(a if a != "4" else "1" for a in server.serve_args)  # --max-pending 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -220,3 +221,76 @@ def test_a_database_whose_class_tables_the_core_made_opens_with_nothing_lost(tmp
         assert queue.get(s, sub).state is queue.State.DONE
         with pytest.raises(store.AlreadyGraded):  # the old unique index still holds: one run per submission
             s.record(grade_report(), "alice", "a.cu", text_source("x"), True, submission_id=claimed.id)
+
+
+def test_opening_a_migrated_database_does_not_wait_behind_a_writer(tmp_path, monkeypatch):
+    """Every connection used to migrate inside BEGIN IMMEDIATE, so a class server's read-only requests
+    waited behind any other process's write; nothing is due here, so opening only reads."""
+    from grader.classroom import schema
+    db = tmp_path / "r.sqlite3"
+    schema.open_class(db).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)  # were a write lock needed, these would fail: "locked"
+    try:
+        with store.Store.existing(db) as s, schema.open_class(db, create=False) as c:
+            assert s.runs("matmul") == [] and c.db.execute("SELECT COUNT(*) FROM people").fetchone()[0] == 0
+        with pytest.raises(store.StoreError, match="stayed locked for 0.2 s"):
+            with store.Store.existing(db) as s:
+                s.check_writable()
+    finally:
+        holder.execute("ROLLBACK")
+
+
+def test_an_existing_database_is_never_created_by_opening_it(tmp_path):
+    missing = tmp_path / "gone.sqlite3"
+    with pytest.raises(store.StoreError, match="no results database"):
+        store.Store._connect(missing, create=False)  # the look passed, the file went before the open
+    assert not missing.exists()
+
+
+def test_damaged_pages_are_found_by_the_check_though_the_file_opens(tmp_path):
+    from grader.classroom import schema
+    db = tmp_path / "r.sqlite3"
+    schema.open_class(db).close()
+    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as c:
+        c.executemany("INSERT INTO deadlines VALUES (?, ?)", [(f"c{i}" * 40, "x" * 900) for i in range(300)])
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(db.read_bytes())
+    data[4096 * 20:4096 * 21] = b"\x55" * 4096
+    db.write_bytes(bytes(data))
+    with store.Store.existing(db, migrate=False) as s:
+        assert s.db.execute("SELECT COUNT(*) FROM people").fetchone()[0] == 0, "reads that miss the page work"
+        with pytest.raises(store.StoreError, match="damaged") as error:
+            s.check()
+    assert error.value.exit_code == ExitCode.DATABASE and "grader backup" in error.value.hint
+
+
+def test_a_read_only_database_is_said_at_once(tmp_path):
+    from faults import read_only
+    db = tmp_path / "r.sqlite3"
+    store.Store.open(db).close()
+    with read_only(db), store.Store.existing(db) as s:
+        assert s.runs("matmul") == []
+        with pytest.raises(store.StoreError, match="cannot be written") as error:
+            s.check_writable()
+    assert error.value.exit_code == ExitCode.DATABASE
+
+
+def test_a_new_database_is_not_paired_with_a_deleted_ones_write_ahead_log(tmp_path):
+    db = tmp_path / "r.sqlite3"
+    with store.Store.open(db) as s:
+        s.record(grade_report(), "alice", tmp_path / "a.cu", text_source("x"), secret_seed=True)
+        wal = db.with_name(db.name + "-wal")
+        assert wal.stat().st_size > 0
+        db.unlink()
+        with pytest.raises(store.StoreError, match="write-ahead log") as error:
+            store.Store.open(db)
+    assert "aside" in error.value.hint and not db.exists()
+
+
+def test_the_busy_timeout_can_be_set_for_every_database_of_a_process(monkeypatch):
+    monkeypatch.setenv(store.BUSY_TIMEOUT_ENV, "2.5")
+    assert store.busy_timeout_s() == 2.5
+    monkeypatch.setenv(store.BUSY_TIMEOUT_ENV, "soon")
+    assert store.busy_timeout_s() == store.BUSY_TIMEOUT_S

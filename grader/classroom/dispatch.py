@@ -31,8 +31,8 @@ from rich.console import Console
 from grader import job, pipeline, report as reports, seeds
 from grader.classroom import queue
 from grader.classroom.health import Cause, Health, Part, cause_of
-from grader.classroom.schema import open_class
-from grader.engines import Engine, Outcome, Task, fingerprint
+from grader.classroom.schema import ServedDatabase, open_class
+from grader.engines import Engine, Failure, Outcome, Task, fingerprint
 from grader.results import GradeReport, Mode, public
 from grader.source import Source
 from grader.spec import Challenge
@@ -48,6 +48,11 @@ GRADER_ERROR_TRIES = 3
 """A submission the grader fails on (a bug of the grader's, on this one job) goes back to the queue until
 it has been tried this often; then its GRADER_ERROR report is kept, shown to the student as the grader's
 failure, never as their verdict."""
+LOST_TRIES = 2
+"""A job whose grading was lost (the grading process died, the sandboxed worker was killed from outside:
+grader.engines.Failure.LOST) is graded once more; then its GRADER_ERROR report is kept, never a verdict of
+the student's, never an attempt of theirs. (A report the store could not keep is not lost: it is kept
+from memory once the store works again, see `Dispatcher.finished`.)"""
 FATAL_PAUSE_S = 30.0
 """After a failure that would fail every job (no GPU), the job goes back to the queue and the
 dispatcher waits this long before trying again, saying so in the log and in the server's health."""
@@ -110,10 +115,14 @@ failure on it (tried again, then kept as GRADER_ERROR), so one bad report cannot
 
 
 class Dispatcher:
-    def __init__(self, db_path: Path, engine: Engine, served: Class, health: Health | None = None):
+    def __init__(self, db_path: Path, engine: Engine, served: Class, health: Health | None = None,
+                 database: ServedDatabase | None = None):
         self.db_path, self.engine, self.served = db_path, engine, served
         self.health = health or Health()
         """Shared with the server (grader.classroom.server.Server): the dispatcher's faults show there."""
+        self.database = database
+        """The served database (the serve command's): connected to without creating or migrating, and
+        no job is claimed or kept once it is gone. None: opened as `open_class` does (in-process tests)."""
         self.stop_requested = threading.Event()
         self.thread = threading.Thread(target=self._run, name="dispatcher", daemon=True)
         self.out: dict[concurrent.futures.Future, queue.Submission] = {}
@@ -145,7 +154,7 @@ class Dispatcher:
         """One turn of the loop on `store` (opened when None); the store to use next, None after a failure
         (the next turn opens a fresh connection: the failed one may be what is wrong)."""
         try:
-            store = store or open_class(self.db_path, create=False)
+            store = store or self._connect()
             self._step(store)
         except Exception as error:  # the dispatcher must not die: the server would take work and never grade it
             self._failed(error)
@@ -154,6 +163,9 @@ class Dispatcher:
             return None
         self._recovered()
         return store
+
+    def _connect(self) -> Store:
+        return self.database.connect() if self.database else open_class(self.db_path, create=False)
 
     def _step(self, store: Store) -> None:
         if self.unsettled:
@@ -194,7 +206,7 @@ class Dispatcher:
         """On stopping: the jobs still running go back in the queue, as a restart would find them (a fault
         here is only logged: the next start puts them back anyway)."""
         try:
-            store = store or open_class(self.db_path, create=False)
+            store = store or self._connect()
             returned = queue.requeue_running(store)
             if returned:
                 log.info("%d running job(s) put back in the queue", returned)
@@ -205,6 +217,8 @@ class Dispatcher:
 
     # -- the steps (a test may run them in its own thread)
     def _fill(self, store: Store) -> None:
+        if self.database is not None and self.database.gone():
+            return  # the server refuses work too (503); what is running is kept where it can be, or lost with the file
         while len(self.out) < self.engine.slots and time.monotonic() >= self.paused_until:
             sub = queue.claim(store)
             if sub is None:
@@ -242,12 +256,15 @@ class Dispatcher:
             self._engine_failed(store, sub, outcome)
             return
         self._engine_works()
-        if outcome.report is None and sub.claims < GRADER_ERROR_TRIES:
+        tries = LOST_TRIES if outcome.failure is Failure.LOST else GRADER_ERROR_TRIES
+        if outcome.report is None and sub.claims < tries:
             log.error("the grader failed on %s's submission %d (try %d of %d): %s; it goes back to the queue\n%s",
-                      sub.user, sub.id, sub.claims, GRADER_ERROR_TRIES, outcome.error, outcome.traceback)
+                      sub.user, sub.id, sub.claims, tries, outcome.error, outcome.traceback)
             queue.requeue(store, sub.id)
             return
         report = self._report(sub, outcome)
+        if self.database is not None:
+            self.database.check()  # a report kept in a deleted file would be lost with it: it waits in `finished`
         try:
             job.keep(store, report, _source(sub), job.Keeping(sub.user, sub.filename, secret_seed=True,
                                                               submission_id=sub.id, late=sub.late,

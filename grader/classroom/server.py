@@ -21,7 +21,7 @@ from grader.classroom import queue, roster, sessions
 from grader.classroom.guard import Credential
 from grader.classroom.health import Health, cause_of
 from grader.classroom.roster import Person, Role
-from grader.classroom.schema import open_class
+from grader.classroom.schema import DatabaseGone, ServedDatabase, open_served
 from grader.classroom.wire import UPLOAD_KEY_HEADER, SubmissionView
 from grader.spec import Challenge
 from grader.store import Store, StoreError
@@ -37,6 +37,8 @@ DIGITS = re.compile(r"[0-9]{1,18}")
 UPLOAD_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
 CANNOT_STORE_HINT = ("try again in a few minutes (`grader submit` retries by itself for a while); "
                      "if it lasts, tell your instructor")
+GONE = "the class database went away while the server was running: it accepts no work until it is restarted"
+"""What a request is told once the served database was deleted or replaced (grader.classroom.schema.ServedDatabase)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,10 @@ class Settings:
     Host)."""
     session_s: int = sessions.LIFETIME_S
     """How long a browser's login lasts (grader.classroom.sessions)."""
+
+    database: ServedDatabase | None = None
+    """The database as the serve command opened and checked it at its start (grader.classroom.schema.start);
+    None: made ready when the app is made (an in-process app)."""
 
 
 def public_origin(url: str) -> str:
@@ -118,14 +124,23 @@ class Server:
     def __init__(self, settings: Settings, health: Health | None = None):
         self.settings = settings
         self.health = health or Health()
+        self.database = settings.database or open_served(settings.db_path)
         self.local = threading.local()
         self.boards: dict[str, tuple] = {}
         self.boards_lock = threading.Lock()
 
     def store(self) -> Store:
-        store = getattr(self.local, "store", None)
-        if store is None:
-            store = self.local.store = open_class(self.settings.db_path)
+        """This thread's connection, once the database is seen to be the file the server opened at its
+        start: every handler's work begins here, so a database deleted or replaced while serving is
+        refused (503, the JSON API and the pages alike) before anything is read or written, and no new
+        file is ever made at its path."""
+        try:
+            self.database.check()
+            store = getattr(self.local, "store", None)
+            if store is None:
+                store = self.local.store = self.database.connect()
+        except DatabaseGone as gone:  # the path and what to do are the instructor's: in the server's log
+            raise ApiError(503, GONE, "the instructor has been told in the server's log; try again later") from gone
         return store
 
     # -- who is asking

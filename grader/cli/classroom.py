@@ -26,7 +26,9 @@ on a deadline night, with time to spare; past it the submission is stored still,
 
 @cli.command()
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path, resolve_path=True), required=True,
-              envvar="GRADER_DB", help="The class's results database (roster, queue, runs); created if missing.")
+              envvar="GRADER_DB", help="The class's results database (roster, queue, runs); created if there never "
+                                       "was one. Checked at start (damaged, read-only or locked: exit 5); deleted or "
+                                       "replaced while serving, the server refuses work (503).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: a free one, printed). One in use is refused before anything starts (exit 2).")
@@ -84,9 +86,14 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
     origin = servers.public_origin(public_url) if public_url else None
     challenges = spec.load_all(challenges_dir, slugs)
     limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
-    with schema.serving(db), apps.listening_socket(host, port) as listener, schema.open_class(db) as results:
+    with schema.serving(db) as lock, apps.listening_socket(host, port) as listener:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-        returned = queue.requeue_running(results)
+        started = schema.start(db, lock)  # checked, migrated, writable; created only if there never was one
+        if started.created:
+            terminal.err.print(f"a new class database at {db} (add people with `grader roster add NAME --db {db}`)",
+                               highlight=False)
+        with started.database.connect() as results:
+            returned = queue.requeue_running(results)
         if returned:
             terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
         backend = backends.resolve(backend, nvcc, fell_back(terminal))  # once: every process grades alike
@@ -97,8 +104,9 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
                              ray_insecure=ray_insecure)
         try:
             served = dispatch.Class(challenges, batch.secret_seed(db))
-            dispatcher = dispatch.Dispatcher(db, engine, served)
-            settings = apps.Settings(db, challenges, limits, engine.describe(), origin, session_hours * 3600)
+            dispatcher = dispatch.Dispatcher(db, engine, served, database=started.database)
+            settings = apps.Settings(db, challenges, limits, engine.describe(), origin, session_hours * 3600,
+                                     started.database)
             application = apps.create_app(settings, dispatcher)
             where = f"[{host}]" if ":" in host else host
             terminal.err.print(f"serving {', '.join(challenges)} at http://{where}:{listener.getsockname()[1]}/ "
@@ -134,6 +142,28 @@ def _expiry(text: str | None):
 
 def _shown_expiry(expires_at: str | None) -> str:
     return f"{expires_at[:16].replace('T', ' ')} UTC" if expires_at else "never"
+
+
+@cli.command()
+@roster_db
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+@handle_errors
+def backup(terminal: Terminal, db: Path, out: Path, force: bool, as_json: bool) -> None:
+    """Copy the results database to OUT, safely while a server runs: one consistent moment of it (SQLite's
+    online backup), readable by its owner only, checked before it is put in place. An existing OUT is
+    refused unless --force. Restore by stopping the server and copying OUT over the database."""
+    from grader.backup import backup as copy
+
+    made = copy(db, out, force)
+    if as_json:
+        click.echo(json.dumps(made.to_json(), indent=2))
+        return
+    rows = ", ".join(f"{n} {name}" for name, n in made.rows.items())
+    terminal.err.print(f"backed up {db} to {out} ({made.size_bytes:,} bytes; {rows}; quick check ok)",
+                       highlight=False, markup=False)
 
 
 @roster.command(name="add")
