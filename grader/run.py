@@ -60,6 +60,9 @@ class WorkerKilled(Exception):
 
 
 KILLED_FROM_OUTSIDE = "the grader's worker was killed from outside (a SIGKILL neither your code nor the grader sent)"
+DYING_S = 5.0
+"""How long a worker whose box no longer reads as built is given to be seen dead (killed meanwhile) before
+the box counts as broken."""
 CPU_LIMIT_SLACK_S = 1.0
 """A worker killed by SIGKILL within this much of its CPU-time limit was stopped by that limit (the kernel
 counts CPU time in ticks; what the grader reads back is the whole box's, never less than the process's)."""
@@ -163,7 +166,9 @@ class Worker:
             self._kill()
             raise SandboxFailed(ready.detail)
         if ready.outcome is Outcome.OK:
-            self._check_confinement()
+            died = self._check_confinement()
+            if died is not None:
+                return died
             self._worker_pid = self.confinement.pid if self.confinement else self.proc.pid  # unboxed: itself
         return ready
 
@@ -202,14 +207,29 @@ class Worker:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def _check_confinement(self) -> None:
+    def _check_confinement(self) -> Reply | None:
         """Read the worker's confinement from outside the box (nothing inside can forge /proc): a box
-        that is not as built refuses to grade, as the grader's failure, never as a verdict."""
+        that is not as built refuses to grade, as the grader's failure, never as a verdict. A worker that
+        died meanwhile (its box then reads as another) is a death, told as any other: its Reply, or
+        WorkerKilled."""
+        started = time.perf_counter()
         expected = filters_in_box(self.sandbox, self.filters)
         self.confinement, problem = check_box(self.proc.pid, self.sandbox, self.uid, expected)
         if problem:
+            if self._ends_within(DYING_S):
+                return self._died(started)
             self._kill()
             raise SandboxFailed(f"the worker's box is not as it was built: {problem}")
+        return None
+
+    def _ends_within(self, seconds: float) -> bool:
+        """Whether the worker has ended, or does within `seconds` (reaped here, with its CPU time)."""
+        deadline = time.monotonic() + seconds
+        while self._reap(block=False) is None:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def __enter__(self) -> "Worker":
         return self

@@ -254,7 +254,9 @@ def test_damaged_pages_are_found_by_the_check_though_the_file_opens(tmp_path):
     db = tmp_path / "r.sqlite3"
     schema.open_class(db).close()
     with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as c:
+        c.execute("BEGIN")
         c.executemany("INSERT INTO deadlines VALUES (?, ?)", [(f"c{i}" * 40, "x" * 900) for i in range(300)])
+        c.execute("COMMIT")
         c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(db.read_bytes())
     data[4096 * 20:4096 * 21] = b"\x55" * 4096
