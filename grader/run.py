@@ -131,6 +131,8 @@ class Worker:
         self._handles: socket.socket | None = None
         self._worker_pid: int | None = None
         """The worker's host pid (inside bubblewrap's processes, where boxed), for its CPU time."""
+        self._stopped = False
+        """The grader killed it (a timeout, a forged answer, a box not as built): its death is no news."""
         self._cpu_at_exit: float | None = None
         """The CPU time of the worker and everything it started that was waited for (bubblewrap waits for
         its own children), read when the grader reaped it: how a kill by the CPU-time limit shows."""
@@ -300,7 +302,7 @@ class Worker:
         """Send `command` and read its answer (of kind `answer_op`, by default the command's own op);
         `cpu_s` is the worker's CPU time meanwhile unless `account_cpu` is off (the timed samples,
         which must cost the same as the calibration's)."""
-        if self.proc is None:
+        if self.proc is None or self._stopped:
             return Reply(Outcome.CRASHED, "the worker is not running")
         if not self.alive:  # it died since its last answer: how it died says whose doing that was
             return self._died(time.perf_counter())
@@ -423,6 +425,7 @@ class Worker:
         return used is not None and used >= self.sandbox.limits.cpu_s - CPU_LIMIT_SLACK_S
 
     def _kill(self) -> None:
+        self._stopped = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

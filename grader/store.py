@@ -155,7 +155,7 @@ class Store:
         if not path.exists() and orphan.is_file() and orphan.stat().st_size > 0:
             raise StoreError(f"no results database at {path}, but its write-ahead log {orphan} is there: the last "
                              "writes of a database that was deleted, which SQLite would replay into a new one",
-                             hint=f"restore the database (cp BACKUP {path}), or move {orphan} and {path}-shm aside "
+                             hint=f"restore the database ({restore(path)}), or move {orphan} and {path}-shm aside "
                                   "to start a new one")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -427,6 +427,12 @@ def _run(r: sqlite3.Row) -> Run:
                json.loads(r["report"]), bool(r["late"]), r["submission_id"])
 
 
+def restore(path: Path) -> str:
+    """How to put a backup in place of the database at `path`: its -wal and -shm files go first, since
+    SQLite would replay a write-ahead log left there into the restored file."""
+    return f"rm -f {path}-wal {path}-shm; cp BACKUP {path}, with a copy `grader backup` made"
+
+
 def explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     """SQLite's error on the database at `path` as a StoreError saying what to do."""
     return _explain(exc, path)
@@ -439,7 +445,7 @@ def _explain(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
                           hint="another grader process holds it; wait for it to finish, or check for a hung process")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return StoreError(f"the results database {path} is damaged: {text}",
-                          hint=f"restore a backup (one `grader backup` made: cp BACKUP {path}), or move it aside "
+                          hint=f"restore a backup ({restore(path)}), or move it aside "
                                f"(mv {path} {path}.damaged) to start a new one")
     if "readonly" in text or "read-only" in text or "unable to open" in text:
         return StoreError(f"the results database {path} cannot be written: {text}",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import enum
 import fcntl
 import logging
 import os
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from grader.errors import UsageError
-from grader.store import Step, Store, StoreError, busy_timeout_s, explain
+from grader.store import Step, Store, StoreError, busy_timeout_s, explain, restore
 
 log = logging.getLogger("grader.serve")
 
@@ -122,6 +123,13 @@ class FileId:
         return cls(int(device), int(inode)) if device.isdigit() and inode.isdigit() else None
 
 
+class Gone(enum.Enum):
+    """What happened to a served database's file (ServedDatabase.gone)."""
+
+    DELETED = "was deleted"
+    REPLACED = "was replaced by another file"
+
+
 class DatabaseGone(StoreError):
     """The database a class server opened at its start is no longer the file at its path."""
 
@@ -134,7 +142,7 @@ class ServedDatabase:
 
     def __init__(self, path: Path, opened: FileId):
         self.path, self.opened = path, opened
-        self._gone: str | None = None
+        self._gone: Gone | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -145,14 +153,15 @@ class ServedDatabase:
             raise StoreError(f"no class database at {path}", hint="start the server with --db naming it")
         return cls(path, found)
 
-    def gone(self) -> str | None:
-        """What happened to the file (said once in the server's log, with what to do), or None."""
+    def gone(self) -> Gone | None:
+        """What happened to the file (said once in the server's log, with what to do), or None while it is
+        the one opened at the start."""
         if self._gone is None:
             now = FileId.of(self.path)
             if now != self.opened:
                 with self._lock:
                     if self._gone is None:
-                        self._gone = "was deleted" if now is None else "was replaced by another file"
+                        self._gone = Gone.DELETED if now is None else Gone.REPLACED
                         error = self._error()
                         log.error("%s; %s", error.message, error.hint)
         return self._gone
@@ -164,17 +173,20 @@ class ServedDatabase:
 
     def _error(self) -> DatabaseGone:
         return DatabaseGone(
-            f"the class database {self.path} {self._gone} while this server was serving it: the server accepts no "
-            "more work", hint=f"stop the server; put the database back (cp BACKUP {self.path}, a copy `grader backup` "
-            f"made; a deleted file this server still holds open can be copied from /proc/{os.getpid()}/fd first) and "
-            "start it again")
+            f"the class database {self.path} {self._gone.value} while this server was serving it: the server accepts no "
+            "more work", hint=f"a deleted file this server still holds open can be copied from /proc/{os.getpid()}/fd "
+            f"(ls -l there shows it); stop the server, put the database back ({restore(self.path)}) and start it again")
 
     def connect(self) -> Store:
         """A connection to the served database: never creating a file, never migrating (done at the
         start); refused once the file is gone, and checked again once open, so a file swapped in between
         the look and the open is not served."""
         self.check()
-        store = Store.existing(self.path, migrate=False)
+        try:
+            store = Store.existing(self.path, migrate=False)
+        except StoreError:
+            self.check()  # gone meanwhile: said as such
+            raise
         try:
             self.check()
         except BaseException:
@@ -218,7 +230,7 @@ def start(path: Path, lock: "ServeLock") -> Started:
         what = "is missing" if found is None else "has none of the class's tables (an empty or new file)"
         raise StoreError(f"the class database {path} {what}, but a class server served one there (file "
                          f"{served.text()}, recorded in {lock.path})",
-                         hint=f"restore it (cp BACKUP {path}, a copy `grader backup` made) and start again; to start "
+                         hint=f"restore it ({restore(path)}) and start again; to start "
                               f"a new, empty class there on purpose, delete {lock.path} first")
     with open_class(path) as store:
         store.check_writable()

@@ -154,7 +154,8 @@ def _shown_expiry(expires_at: str | None) -> str:
 def backup(terminal: Terminal, db: Path, out: Path, force: bool, as_json: bool) -> None:
     """Copy the results database to OUT, safely while a server runs: one consistent moment of it (SQLite's
     online backup), readable by its owner only, checked before it is put in place. An existing OUT is
-    refused unless --force. Restore by stopping the server and copying OUT over the database."""
+    refused unless --force. Restore by stopping the server, removing DB-wal and DB-shm, and copying OUT
+    over the database."""
     from grader.backup import backup as copy
 
     made = copy(db, out, force)
