@@ -4,7 +4,8 @@ The core store (grader.store) knows runs, cases and timings; the roster (`people
 (`submissions`), the deadlines and the web pages' login sessions are the classroom's, created here under
 migration names of its own.
 Databases made before the split had these tables from the core's "0003_classroom", so the statements
-create only what is missing. Every classroom module opens the database through `open_class`.
+create only what is missing. Every classroom module opens the database through `open_class`, or, in a
+running server, through its `ServedDatabase`.
 
 A class server opens its database once, at its start (`start`: created only if there never was one,
 checked, migrated, tried for writing), then watches it (`ServedDatabase`): its request threads and its
