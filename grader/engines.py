@@ -16,7 +16,6 @@ itself never leaves the process that owns the database), and only that process k
 from __future__ import annotations
 
 import concurrent.futures
-import enum
 import functools
 import hashlib
 import multiprocessing
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from grader import __version__
-from grader.errors import GraderError, UsageError
+from grader.errors import Failure, GraderError, UsageError
 from grader.results import GradeReport, Mode
 from grader.source import Source
 
@@ -64,16 +63,6 @@ class Task:
     """`grader run` asks for correctness only; the batch and the server always submit."""
     sanitize: bool = False
     """Also run the functional cases under compute-sanitizer (`grader run/submit --sanitize`, GPU only)."""
-
-
-class Failure(enum.Enum):
-    """Why a job came back without a report (never the student's doing, so never their verdict)."""
-
-    BUG = "the grader failed"
-    """The grader raised on this job: tried again (grader.classroom.dispatch.GRADER_ERROR_TRIES in all)."""
-    LOST = "the grading was lost"
-    """The process grading it died (a dead pool process, a Ray actor gone), or the sandboxed worker was killed
-    from outside (grader.run.WorkerKilled): nothing about the submission; graded once more, then GRADER_ERROR."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 from grader.exitcodes import ExitCode
 
 
@@ -62,3 +64,13 @@ class ServerError(GraderError):
     """The class server could not be reached, failed, or answered with something of another form."""
 
     exit_code = ExitCode.SERVER
+
+
+class Failure(enum.Enum):
+    """Why a job came back without a report (never the student's doing, so never their verdict)."""
+
+    BUG = "the grader failed"
+    """The grader raised on this job: tried again (grader.classroom.dispatch.GRADER_ERROR_TRIES in all)."""
+    LOST = "the grading was lost"
+    """The process grading it died (a dead pool process, a Ray actor gone), or the sandboxed worker was killed
+    from outside (grader.run.WorkerKilled): nothing about the submission; graded once more, then GRADER_ERROR."""

@@ -16,6 +16,7 @@ from grader import pipeline
 from grader.backends import Backend
 from grader import __version__
 from grader.build import BuildStatus
+from grader.errors import Failure
 from grader.inert import visible
 from grader.results import GRADER_FAILURE, GradeReport
 from grader.source import Source
@@ -97,7 +98,6 @@ def report_of(outcome, display_path: str, challenge: Challenge, environment, opt
     outcome.raise_fatal()
     if outcome.report is not None:
         return outcome.report
-    from grader.engines import Failure
     return grader_error(display_path, challenge, environment, options, failure_text(outcome), wall_s,
                         bug=getattr(outcome, "failure", Failure.BUG) is Failure.BUG)
 

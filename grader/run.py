@@ -56,7 +56,7 @@ class Outcome(enum.Enum):
 
 class WorkerKilled(Exception):
     """The worker was killed from outside the box (not by the submission, nor by a limit of the grader's):
-    no verdict; the engines report the job lost (grader.engines.Failure.LOST), and it is graded again."""
+    no verdict; the engines report the job lost (grader.errors.Failure.LOST), and it is graded again."""
 
 
 KILLED_FROM_OUTSIDE = "the grader's worker was killed from outside (a SIGKILL neither your code nor the grader sent)"

@@ -501,32 +501,6 @@ def test_a_lost_grading_is_graded_once_more_then_kept_as_the_graders_error(db, t
     assert "the grading process died" in run.report["message"] and "please report" not in run.report["message"]
 
 
-def test_a_report_the_store_refuses_is_graded_once_more_then_kept_as_the_graders_error(db, tokens, monkeypatch):
-    from grader import job
-    from grader.classroom import dispatch
-    from grader.store import StoreError
-    from grader.verdict import Verdict
-
-    real_keep, refusals = job.keep, {"left": 0}
-
-    def keep(store, report, source, keeping):
-        if refusals["left"] and report.verdict is not Verdict.GRADER_ERROR:
-            refusals["left"] -= 1
-            raise StoreError("the results database failed: database or disk is full", hint="free some space")
-        return real_keep(store, report, source, keeping)
-
-    monkeypatch.setattr(job, "keep", keep)
-    refusals["left"] = 1
-    kept = _dispatch_until_done(db, _Failing(fail=0), _enqueue(db, "alice"))
-    refusals["left"] = 2
-    given_up = _dispatch_until_done(db, _Failing(fail=0), _enqueue(db, "bob"))
-    with open_class(db) as store:
-        assert store.run(kept.run_id).verdict is Verdict.ACCEPTED and kept.claims == 2
-        run = store.run(given_up.run_id)
-    assert given_up.claims == dispatch.LOST_TRIES and run.verdict is Verdict.GRADER_ERROR
-    assert "could not be kept" in run.report["message"] and "disk is full" in run.report["message"]
-
-
 def test_a_database_deleted_under_a_running_app_refuses_work_and_makes_no_file(db, tokens):
     with make_client(db) as client:
         assert post(client, tokens["alice"]).status_code == 201

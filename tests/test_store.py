@@ -295,4 +295,5 @@ def test_the_busy_timeout_can_be_set_for_every_database_of_a_process(monkeypatch
     monkeypatch.setenv(store.BUSY_TIMEOUT_ENV, "2.5")
     assert store.busy_timeout_s() == 2.5
     monkeypatch.setenv(store.BUSY_TIMEOUT_ENV, "soon")
-    assert store.busy_timeout_s() == store.BUSY_TIMEOUT_S
+    with pytest.raises(store.StoreError, match="not a number of seconds"):
+        store.busy_timeout_s()

@@ -50,7 +50,7 @@ it has been tried this often; then its GRADER_ERROR report is kept, shown to the
 failure, never as their verdict."""
 LOST_TRIES = 2
 """A job whose grading was lost (the grading process died, the sandboxed worker was killed from outside:
-grader.engines.Failure.LOST) is graded once more; then its GRADER_ERROR report is kept, never a verdict of
+grader.errors.Failure.LOST) is graded once more; then its GRADER_ERROR report is kept, never a verdict of
 the student's, never an attempt of theirs. (A report the store could not keep is not lost: it is kept
 from memory once the store works again, see `Dispatcher.finished`.)"""
 FATAL_PAUSE_S = 30.0
