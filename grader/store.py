@@ -298,11 +298,6 @@ class Store:
             done = set()
         return [name for name, _ in migrations if name not in done]
 
-    def pending(self, migrations: tuple[tuple[str, Step], ...] = MIGRATIONS) -> list[str]:
-        """The names of `migrations` this database has not had (a class server that serves a database
-        connects its threads without migrating: it checks there is nothing to apply)."""
-        return self._pending(migrations)
-
     def migrations(self) -> list[str]:
         return [row["name"] for row in self.db.execute("SELECT name FROM schema_migrations ORDER BY name")]
 

@@ -1,9 +1,9 @@
 """Whether the class server can grade, as one shared, typed state: `/api/health`, the upload handler and
 the submission answers read it; the parts that can stall report to it.
 
-The dispatcher reports a failure of its loop (the database full or locked, the store failing) and of its
-engine (no grading process can start); another check of the server's (the database file gone) reports
-through the same `Health.stall`. Each part stalls and clears on its own, so one part's recovery never hides
+The dispatcher reports a failure of its loop (the database full or locked, the store failing, the served
+file gone) and of its engine (no grading process can start). (A database file deleted or replaced is not a
+stall that clears: every request is refused with 503 by `Server.store` until a restart.) Each part stalls and clears on its own, so one part's recovery never hides
 another's fault. While any part is stalled the server says so (health 503) and takes no uploads: a queue
 that no one drains would only make students wait for reports that never come.
 
@@ -33,7 +33,8 @@ class Part(enum.Enum):
     ENGINE = "engine"
     """The grading processes: a failure that would fail every job (no GPU, another grader version)."""
     DATABASE = "database"
-    """The database file itself (gone, replaced, read-only): reported by the server's own checks."""
+    """The database file itself, for a check of the file that is not the dispatcher's (none reports it yet:
+    a file gone is refused request by request, see the module's docstring)."""
 
 
 class Cause(enum.Enum):
