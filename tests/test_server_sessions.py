@@ -125,7 +125,8 @@ def test_a_public_url_is_an_origin(url, origin):
     assert servers.public_origin(url) == origin
 
 
-@pytest.mark.parametrize("url", ["class.example.edu", "ftp://x", "https://x/path", "https://x/?q", "https://u@x"])
+@pytest.mark.parametrize("url", ["class.example.edu", "ftp://x", "https://x/path", "https://x/?q", "https://u@x",
+                                 "http://x:port", "http://x:99999"])
 def test_a_public_url_that_is_no_origin_is_bad_usage(url):
     with pytest.raises(UsageError, match="not a public URL"):
         servers.public_origin(url)

@@ -65,8 +65,12 @@ def public_origin(url: str) -> str:
     """`--public-url` as an origin (scheme://host[:port], lower case), or a UsageError saying what one looks like."""
     from grader.errors import UsageError
 
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018  (a port that is no number, or out of range, raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
             or parts.query or parts.fragment or parts.username or parts.password:
         raise UsageError(f"{url!r} is not a public URL for the class server",
                          hint="give the address students open, scheme and host only: https://class.example.edu "
