@@ -15,14 +15,15 @@ import dataclasses
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from grader import check
 from grader.buffers import make_guards_distinct
 from grader.channel import Called, Launch
-from grader.spec import Challenge, RandomShapes, Role, Shape
+from grader.errors import SpecError
+from grader.spec import Challenge, Check, Param, RandomShapes, Role, Shape
 from grader.verdict import Verdict
 
 
@@ -40,21 +41,37 @@ def rng_for(seed: int, purpose: Purpose, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, int(purpose), index])
 
 
-def random_shapes(spec: RandomShapes, dims: tuple[str, ...], reference, seed: int) -> tuple[Shape, ...]:
+REDRAWS = 1000
+"""Draws tried for one random shape before the challenge's `require` is called unsatisfiable by its ranges."""
+
+
+def random_shapes(spec: RandomShapes, dims: tuple[str, ...], reference, seed: int,
+                  valid: Callable[[dict[str, int]], str | None] = lambda dims: None) -> tuple[Shape, ...]:
     """Log-uniform draws per dimension; a draw over the budget (flops or bytes, by the challenge) has its
-    largest dimension halved."""
-    cost, limit = spec.budget(reference)
+    largest dimension halved. A draw that `valid` refuses (a `require` it breaks, an empty buffer) is
+    drawn again."""
     rng = rng_for(seed, Purpose.RANDOM_SHAPES, 0)
-    shapes = []
-    for i in range(spec.count):
-        values = {d: _log_uniform(rng, *spec.ranges[d]) for d in dims}
-        while cost(values) > limit:
-            largest = max(values, key=values.get)
-            values[largest] = max(spec.ranges[largest][0], values[largest] // 2)
-            if all(values[d] == spec.ranges[d][0] for d in dims):
-                break
-        shapes.append(Shape(values, f"random{i + 1}"))
-    return tuple(shapes)
+    return tuple(Shape(_valid_draw(spec, dims, reference, rng, valid), f"random{i + 1}") for i in range(spec.count))
+
+
+def _valid_draw(spec: RandomShapes, dims, reference, rng, valid) -> dict[str, int]:
+    for _ in range(REDRAWS):
+        values = _draw(spec, dims, reference, rng)
+        if valid(values) is None:
+            return values
+    raise SpecError("challenge.yaml", "randomized.ranges", f"no valid shape in {REDRAWS} draws (the last {valid(values)})",
+                    hint="make the ranges fit the challenge's require conditions")
+
+
+def _draw(spec: RandomShapes, dims, reference, rng) -> dict[str, int]:
+    cost, limit = spec.budget(reference)
+    values = {d: _log_uniform(rng, *spec.ranges[d]) for d in dims}
+    while cost(values) > limit:
+        largest = max(values, key=values.get)
+        values[largest] = max(spec.ranges[largest][0], values[largest] // 2)
+        if all(values[d] == spec.ranges[d][0] for d in dims):
+            break
+    return values
 
 
 def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
@@ -67,10 +84,13 @@ class Case:
 
     shape: Shape
     pristine: dict[str, np.ndarray]
-    """The inputs as generated (host arrays), to detect writes into them."""
+    """The inputs and inouts as generated (host arrays): to detect writes into inputs, and to give an
+    inout its starting value again before every call."""
     expected: dict[str, np.ndarray]
     scale: dict[str, np.ndarray]
     buffers: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, int | float] = field(default_factory=dict)
+    """Every scalar parameter's value in this case: the dimensions and the float values."""
 
     def release(self) -> None:
         for buffer in self.buffers.values():
@@ -86,26 +106,45 @@ class Inspection:
     comparisons: tuple[check.Comparison, ...] = ()
 
 
+def arguments(challenge: Challenge, shape: Shape, rng: np.random.Generator) -> dict[str, int | float]:
+    """The dimensions, and each float parameter's value: the case's own, or drawn (first, so that the
+    draws of the inputs after them are the same whichever of the values a case fixes)."""
+    drawn = {p.name: p.value.draw(rng) for p in challenge.scalars}
+    return {**shape.dims, **drawn, **shape.values}
+
+
 def prepare(challenge: Challenge, shape: Shape, rng: np.random.Generator, backend) -> Case:
     """Inputs generated on the host; the reference computes the expected outputs and their error scale
     with the backend's array module (the GPU's for heavy FP64 products) and hands back host arrays."""
-    generated = challenge.reference.generate(dict(shape.dims), rng)
-    pristine = {p.name: np.ascontiguousarray(generated[p.name], dtype=p.ctype.dtype) for p in challenge.inputs}
-    expected = _on_host(challenge.reference.reference(pristine, backend.xp))
-    scale = _on_host(challenge.reference.error_scale(pristine, backend.xp))
-    case = Case(shape, pristine, expected, scale)
+    values = arguments(challenge, shape, rng)
+    generated = challenge.reference.generate(dict(values), rng)
+    pristine = {p.name: np.ascontiguousarray(generated[p.name], dtype=p.ctype.element.dtype) for p in challenge.generated}
+    given = {**values, **pristine}
+    expected = _on_host(challenge.reference.reference(given, backend.xp))
+    scale = _on_host(challenge.reference.error_scale(given, backend.xp))
+    case = Case(shape, pristine, expected, scale, arguments=values)
     for param in challenge.params:
         if param.role is None:
             continue
         buffer = backend.buffer(param.name, param.extent(shape.dims), param.ctype.dtype)
         case.buffers[param.name] = buffer
-        if param.role is Role.INPUT:
-            buffer.upload(pristine[param.name])
-        else:
+        if param.role is Role.OUTPUT:
             buffer.fill_output()
+        else:
+            buffer.upload(stored(pristine[param.name], param))
     make_guards_distinct(case.buffers.values())
     backend.synchronize()  # the worker is another process: nothing orders its kernels after our copies
     return case
+
+
+def stored(array: np.ndarray, param: Param) -> np.ndarray:
+    """A host array's bytes as its buffer holds them (bfloat16 travels as uint16: CuPy has no bfloat16)."""
+    return array.view(param.ctype.dtype)
+
+
+def read_back(case: Case, param: Param) -> np.ndarray:
+    """A buffer's data as the element type (a view: read it, do not write it)."""
+    return case.buffers[param.name].to_host().view(param.ctype.element.dtype)
 
 
 def _on_host(arrays: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -113,8 +152,12 @@ def _on_host(arrays: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 def reset_outputs(challenge: Challenge, case: Case, backend) -> None:
+    """Outputs filled again, inouts given their starting value again: every call starts the same."""
     for param in challenge.outputs:
-        case.buffers[param.name].fill_output()
+        if param.role is Role.INOUT:
+            case.buffers[param.name].upload(stored(case.pristine[param.name], param))
+        else:
+            case.buffers[param.name].fill_output()
     backend.synchronize()
 
 
@@ -124,9 +167,9 @@ def worker_args(challenge: Challenge, case: Case) -> list[dict]:
         if param.role is not None:
             args.append(case.buffers[param.name].worker_arg())
         elif param.ctype.dtype.kind == "f":
-            args.append({"float": float(case.shape.dims[param.name])})
+            args.append({"float": float(case.arguments[param.name])})
         else:
-            args.append({"int": int(case.shape.dims[param.name])})
+            args.append({"int": int(case.arguments[param.name])})
     return args
 
 
@@ -137,20 +180,24 @@ def inspect(challenge: Challenge, case: Case) -> Inspection:
     if damage:
         return Inspection(Verdict.OUT_OF_BOUNDS, "; ".join(d.describe() for d in damage))
     for param in challenge.inputs:
-        data = case.buffers[param.name].to_host()
+        data = read_back(case, param)
         if not check.unchanged(data, case.pristine[param.name]):
             changed = check.changed_elements(data, case.pristine[param.name])
             return Inspection(Verdict.INPUT_MODIFIED,
                               f"{param.name} is an input ({param.ctype.text}) but {changed} of its elements changed")
     guards = {name: buffer.guard_word for name, buffer in case.buffers.items()}
-    comparisons = tuple(
-        check.compare(p.name, case.buffers[p.name].to_host(), case.expected[p.name], case.scale[p.name],
-                      challenge.tolerance, guards)
-        for p in challenge.outputs)
+    comparisons = tuple(_compare(challenge, case, p, guards) for p in challenge.outputs)
     failed = [c for c in comparisons if not c.passed]
     if failed:
         return Inspection(Verdict.WRONG_ANSWER, check.describe(failed[0], challenge.tolerance), comparisons)
     return Inspection(Verdict.ACCEPTED, "", comparisons)
+
+
+def _compare(challenge: Challenge, case: Case, param: Param, guards: dict[str, int]) -> check.Comparison:
+    got, expected = read_back(case, param), case.expected[param.name]
+    if param.check is Check.TOLERANCE:
+        return check.compare(param.name, got, expected, case.scale[param.name], challenge.tolerance, guards)
+    return check.compare_exact(param.name, got, expected, ordered=param.check is Check.EXACT)
 
 
 # --------------------------------------------------------------------------- thread orders

@@ -50,6 +50,11 @@ class Comparison:
     nonfinite_count: int
     first_bad: tuple[Mismatch, ...]
     diagnosis: str | None
+    exact: bool = False
+    """Compared element for element (or as sorted values) for equality, not within a tolerance: the
+    two error measures are 0 when it passes and infinite when it does not."""
+    sorted_first: bool = False
+    """An exact comparison of both sides' sorted values (a multiset check): indices are sorted positions."""
 
     @property
     def total(self) -> int:
@@ -74,6 +79,31 @@ def compare(name: str, got, expected, scale, tolerance: Tolerance, guards: dict[
                             _first_bad(bad, got64, expected), None)
     nonfinite = _nonfinite_origins(got, guards or {}) if sums.nonfinite else None
     return _with_diagnosis(comparison, tolerance, _where(bad), nonfinite)
+
+
+def compare_exact(name: str, got, expected, ordered: bool = True) -> Comparison:
+    """Every element of `got` equal to `expected`'s (`ordered`), or the same values in any order (both
+    sorted first). Integers compare as integers; a NaN equals nothing."""
+    got, expected = np.asarray(to_host(got)), np.asarray(to_host(expected))
+    a, b = (got, expected) if ordered else (np.sort(got, axis=None), np.sort(expected, axis=None))
+    a, b = _comparable(a), _comparable(b)
+    bad = ~(a == b)
+    count = int(np.count_nonzero(bad))
+    if count == 0:
+        return Comparison(name, tuple(got.shape), True, 0.0, 0.0, 0, 0, (), None, exact=True)
+    nonfinite = int(np.count_nonzero(~np.isfinite(a))) if a.dtype.kind == "f" else 0
+    where = _where(bad) if ordered else ""
+    what = "elements differ from the reference" if ordered else \
+        "values differ once both are sorted (the order is free; the values are not)"
+    return Comparison(name, tuple(got.shape), False, math.inf, math.inf, count, nonfinite,
+                      _first_bad(bad, a, b), f"{count} of {got.size} {what}{where}", exact=True, sorted_first=not ordered)
+
+
+def _comparable(array: np.ndarray) -> np.ndarray:
+    """Integers as int64 (exact), floating types (bfloat16 too) as float64."""
+    if array.dtype.kind in "iub":
+        return array.astype(np.int64)
+    return array.astype(np.float64)
 
 
 def to_host(array):
@@ -343,9 +373,12 @@ def describe(c: Comparison, tolerance: Tolerance) -> str:
     lines = [c.diagnosis or "matches the reference"]
     for m in c.first_bad:
         where = ", ".join(str(i) for i in m.index)
-        lines.append(f"  {c.output}[{where}] = {m.got:.7g}, expected {m.expected:.7g}")
+        lines.append(f"  {'sorted ' if c.sorted_first else ''}{c.output}[{where}] = {m.got:.7g}, expected {m.expected:.7g}")
     if c.bad_count > len(c.first_bad):
-        lines.append(f"  … {c.bad_count - len(c.first_bad)} more elements out of tolerance")
+        lines.append(f"  … {c.bad_count - len(c.first_bad)} more elements " + ("differ" if c.exact else "out of tolerance"))
+    if c.exact:
+        lines.append("  compared exactly: every element must equal the reference's")
+        return "\n".join(lines)
     lines.append(f"  max scaled error {_fmt(c.scaled_error)} (limit {tolerance.max_scaled_error:.2g}), "
                  f"relative Frobenius error {_fmt(c.relative_frobenius)} (limit {tolerance.max_relative_frobenius:.2g})")
     return "\n".join(lines)

@@ -165,7 +165,7 @@ def _plan(c: Challenge, seed: int, untimed: tuple[int, ...] = ()) -> list[Case]:
     a backend that cannot time checks instead (`untimed`: their indices in c.performance, each with the
     values a GPU would time it on), and a re-check."""
     plan = [(CaseKind.FUNCTIONAL, s, cases.rng_for(seed, cases.Purpose.FUNCTIONAL, i)) for i, s in enumerate(c.functional)]
-    randomized = cases.random_shapes(c.randomized, c.dims, c.reference, seed)
+    randomized = cases.random_shapes(c.randomized, c.dims, c.reference, seed, c.valid)
     plan += [(CaseKind.RANDOMIZED, s, cases.rng_for(seed, cases.Purpose.RANDOMIZED, i)) for i, s in enumerate(randomized)]
     plan += [(CaseKind.TIMED, c.performance[i], cases.rng_for(seed, cases.Purpose.TIMED, i)) for i in untimed]
     # A shape seen before, with fresh values: an answer replayed from a cache keyed by shape or by

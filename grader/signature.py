@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.spec import Challenge
+from grader.spec import Challenge, canonical_type
 
 # Comments, and what may hold a `/*` or `//` that opens none: a string or character literal, and a
 # number with digit separators (1'000, whose quotes open no literal). Every alternative consumes all it
@@ -53,7 +53,7 @@ def _definitions(code: str, entry: str) -> list[tuple[str, ...]]:
         params = [p for p in match.group(1).split(",") if p.strip()]
         if params == ["void"] or [p.strip() for p in params] == ["void"]:
             params = []
-        found.append(tuple(_type_of(p) for p in params))
+        found.append(tuple(canonical_type(_type_of(p)) for p in params))
     return found
 
 
@@ -69,7 +69,7 @@ def choose(text: str, challenges: list[Challenge]) -> Choice:
     code = _without_comments(text)
     definitions = {entry: _definitions(code, entry) for entry in {c.entry for c in challenges}}  # once each
     matches = tuple(c.slug for c in challenges
-                    if tuple(p.ctype.text for p in c.params) in definitions[c.entry])
+                    if tuple(p.ctype.canonical for p in c.params) in definitions[c.entry])
     if len(matches) == 1:
         return Choice(matches[0], matches, f"its solve signature matches {matches[0]}'s and no other challenge's")
     if matches:

@@ -8,18 +8,21 @@ challenge loads: a broken challenge stops the grader before any submission is ju
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib.util
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+import ml_dtypes
 import numpy as np
 import yaml
 
+from grader import expr
 from grader.errors import GraderError, SpecError, UsageError
 
 SPEC_FILE = "challenge.yaml"
@@ -51,6 +54,56 @@ which a parameter of that name would hide from every kernel launched inside `sol
 class Role(enum.Enum):
     INPUT = "input"
     OUTPUT = "output"
+    INOUT = "inout"
+    """Read and written: given a starting value by `generate`, compared after the call (GEMM's C)."""
+
+
+class Check(enum.Enum):
+    """How an output is compared with the reference's."""
+
+    TOLERANCE = "tolerance"
+    """Scaled error and relative Frobenius error within `tolerance` (floating-point outputs)."""
+    EXACT = "exact"
+    """Every element equal (integer outputs; a float output that copies input values)."""
+    MULTISET = "multiset"
+    """The same values in any order (sorted, then equal): answers whose order the problem leaves free."""
+
+
+@dataclass(frozen=True)
+class Element:
+    """An element type a buffer may hold: its C name, the numpy type the grader holds it in, and the
+    numpy type of the same width its bytes travel in (CuPy knows no bfloat16)."""
+
+    name: str
+    dtype: np.dtype
+    storage: np.dtype
+
+    @property
+    def floating(self) -> bool:
+        return self.dtype.kind == "f" or self.dtype == BFLOAT16
+
+    @property
+    def default_check(self) -> Check:
+        return Check.TOLERANCE if self.floating else Check.EXACT
+
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+ELEMENTS = {e.name: e for e in (
+    Element("float", np.dtype(np.float32), np.dtype(np.float32)),
+    Element("double", np.dtype(np.float64), np.dtype(np.float64)),
+    Element("half", np.dtype(np.float16), np.dtype(np.float16)),
+    Element("__nv_bfloat16", BFLOAT16, np.dtype(np.uint16)),
+    Element("int", np.dtype(np.int32), np.dtype(np.int32)),
+    Element("unsigned int", np.dtype(np.uint32), np.dtype(np.uint32)),
+    Element("int8_t", np.dtype(np.int8), np.dtype(np.int8)),
+    Element("uint8_t", np.dtype(np.uint8), np.dtype(np.uint8)),
+    Element("long long", np.dtype(np.int64), np.dtype(np.int64)),
+)}
+ALIASES = {"__half": "half", "nv_bfloat16": "__nv_bfloat16", "unsigned char": "uint8_t", "signed char": "int8_t",
+           "unsigned": "unsigned int", "int32_t": "int", "uint32_t": "unsigned int", "int64_t": "long long"}
+"""Other spellings of the same type, as CUDA's headers define them: a submission may write either."""
+SCALARS = {"int": np.dtype(np.int32), "float": np.dtype(np.float32)}
+"""Scalar parameters: an int is a dimension (every case gives it), a float a value (drawn or fixed)."""
 
 
 @dataclass(frozen=True)
@@ -61,17 +114,52 @@ class CType:
     dtype: np.dtype
     pointer: bool
     const: bool
+    element: Element | None = None
+    """For a pointer: what it points to."""
+
+    @property
+    def canonical(self) -> str:
+        return canonical_type(self.text)
 
 
-C_TYPES = {
-    text: CType(text, np.dtype(dtype), "*" in text, text.startswith("const"))
-    for text, dtype in [
-        ("const float*", np.float32), ("float*", np.float32),
-        ("const double*", np.float64), ("double*", np.float64),
-        ("const int*", np.int32), ("int*", np.int32),
-        ("int", np.int32), ("float", np.float32),
-    ]
-}
+def canonical_type(text: str) -> str:
+    """`text` with every alias replaced by its one spelling here (`const __half*` -> `const half*`)."""
+    const = text.startswith("const ")
+    base = text.removeprefix("const ").rstrip("*").strip()
+    base = ALIASES.get(base, base)
+    return ("const " if const else "") + base + ("*" if text.endswith("*") else "")
+
+
+def c_type(text: str) -> CType | None:
+    """The CType of a type written in challenge.yaml, or None when the grader cannot pass it."""
+    text = " ".join(text.replace("*", " * ").split()).replace(" *", "*")
+    if not text.endswith("*"):
+        return CType(text, SCALARS[text], False, False) if text in SCALARS else None
+    const = text.startswith("const ")
+    base = text.removeprefix("const ").rstrip("*").strip()
+    element = ELEMENTS.get(ALIASES.get(base, base))
+    if element is None or text.count("*") != 1:
+        return None
+    return CType(text, element.storage, True, const, element)
+
+
+SUPPORTED_TYPES = ", ".join([*(f"[const] {name}*" for name in ELEMENTS), *SCALARS])
+
+
+@dataclass(frozen=True)
+class ScalarValue:
+    """A float parameter's value in a case that does not fix it: `fixed`, or uniform in [low, high]."""
+
+    fixed: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def draw(self, rng: np.random.Generator) -> float:
+        value = self.fixed if self.fixed is not None else rng.uniform(self.low, self.high)
+        return float(np.float32(value))  # what a float parameter can hold
+
+    def describe(self) -> str:
+        return f"{self.fixed:g}" if self.fixed is not None else f"uniform in [{self.low:g}, {self.high:g}]"
 
 
 @dataclass(frozen=True)
@@ -79,23 +167,35 @@ class Param:
     name: str
     ctype: CType
     role: Role | None = None
-    """INPUT or OUTPUT for a pointer; None for a scalar, whose value is a shape dimension."""
-    shape: tuple[str | int, ...] = ()
-    """For a pointer: the buffer's dimensions, each a scalar parameter's name or a fixed positive size
-    (a reduction's output is `[1]`)."""
+    """INPUT, OUTPUT or INOUT for a pointer; None for a scalar."""
+    shape: tuple[expr.Expression, ...] = ()
+    """For a pointer: the buffer's extents, each an expression over the int parameters ("M", "1",
+    "input_size - kernel_size + 1")."""
+    check: Check | None = None
+    """For an output or inout buffer: how it is compared."""
+    value: ScalarValue | None = None
+    """For a float scalar: its value where a case does not give one."""
 
     def extent(self, dims: dict[str, int]) -> tuple[int, ...]:
-        return tuple(d if isinstance(d, int) else dims[d] for d in self.shape)
+        return tuple(int(e(dims)) for e in self.shape)
+
+    @property
+    def dimension(self) -> bool:
+        """An int scalar: a dimension every case names."""
+        return not self.ctype.pointer and self.value is None
 
 
 @dataclass(frozen=True)
 class Shape:
     dims: dict[str, int]
     name: str = ""
+    values: dict[str, float] = field(default_factory=dict)
+    """Float parameters this case fixes (the others are drawn from the case's seed)."""
 
     def label(self) -> str:
         text = "×".join(str(v) for v in self.dims.values())
-        return f"{self.name} {text}" if self.name else text
+        text = f"{self.name} {text}" if self.name else text
+        return text + "".join(f" {k}={v:g}" for k, v in self.values.items())
 
 
 @dataclass(frozen=True)
@@ -222,18 +322,47 @@ class Challenge:
     baseline_label: str | None
     reference: Reference
     levels: tuple[Level, ...] = ()
+    require: tuple[expr.Expression, ...] = ()
+    """Conditions on the dimensions every case meets (`kernel_size <= input_size`)."""
 
     @property
     def dims(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params if not p.ctype.pointer)
+        """The int parameters: a case's dimensions."""
+        return tuple(p.name for p in self.params if p.dimension)
+
+    @property
+    def scalars(self) -> tuple[Param, ...]:
+        """The float parameters, whose values are drawn or fixed per case."""
+        return tuple(p for p in self.params if p.value is not None)
 
     @property
     def inputs(self) -> tuple[Param, ...]:
+        """Buffers only read: a write into one is INPUT_MODIFIED."""
         return tuple(p for p in self.params if p.role is Role.INPUT)
 
     @property
     def outputs(self) -> tuple[Param, ...]:
-        return tuple(p for p in self.params if p.role is Role.OUTPUT)
+        """Buffers compared after the call: outputs and inouts."""
+        return tuple(p for p in self.params if p.role in (Role.OUTPUT, Role.INOUT))
+
+    @property
+    def generated(self) -> tuple[Param, ...]:
+        """Buffers `generate` fills: inputs and inouts."""
+        return tuple(p for p in self.params if p.role in (Role.INPUT, Role.INOUT))
+
+    def valid(self, dims: dict[str, int]) -> str | None:
+        """None when a case of these dimensions can be run, else why not: a `require` condition it
+        breaks, or a buffer extent below 1."""
+        try:
+            for condition in self.require:
+                if not condition(dims):
+                    return f"breaks require: {condition}"
+            for p in self.params:
+                if p.ctype.pointer and min(p.extent(dims)) < 1:
+                    return f"{p.name} would have shape {p.extent(dims)}: every extent must be 1 or more"
+        except ZeroDivisionError:
+            return "an expression divides by zero"
+        return None
 
     def prototype(self) -> str:
         """The C declaration a submission must match, e.g. `void solve(const float* A, ...)`."""
@@ -343,7 +472,8 @@ def parse(root: Path) -> Challenge:
             read_text(root / name)
     top = _Fields(path, "", raw)
     params = _params(path, top.get("parameters", list))
-    dims = tuple(p.name for p in params if not p.ctype.pointer)
+    dims = tuple(p.name for p in params if p.dimension)
+    scalars = tuple(p.name for p in params if p.value is not None)
     slug = top.get("slug", str)
     if slug != root.name:
         raise SpecError(path, "slug", f"{slug!r} differs from the folder name {root.name!r}")
@@ -360,17 +490,19 @@ def parse(root: Path) -> Challenge:
         tolerance=_tolerance(top.sub("tolerance")),
         limits=_limits(top.sub("limits")),
         functional_version=functional.positive("version", int),
-        functional=_shapes(functional, dims),
+        functional=_shapes(functional, dims, scalars),
         randomized=_random_shapes(top.sub("randomized"), dims),
         performance_version=performance.positive("version", int),
-        performance=_shapes(performance, dims),
+        performance=_shapes(performance, dims, scalars),
         baseline_label=baseline_label,
         reference=_load_reference(root / REFERENCE_FILE, need_baseline=baseline_label is not None),
         levels=_levels(path, root, top.get("levels", list, [])),
+        require=_require(path, top.get("require", list, []), set(dims)),
     )
     for fields in (top, functional, performance):
         fields.finish()
     _check_budget(challenge)
+    _check_cases(challenge)
     return challenge
 
 
@@ -421,42 +553,104 @@ def _params(path: Path, raw: list) -> tuple[Param, ...]:
                             hint="every parameter needs a name of its own")
         seen[name] = i
         text = fields.get("type", str)
-        if text not in C_TYPES:
-            raise SpecError(path, fields.key("type"), f"unsupported type {text!r}",
-                            hint=f"supported: {', '.join(C_TYPES)}")
-        ctype = C_TYPES[text]
+        ctype = c_type(text)
+        if ctype is None:
+            raise SpecError(path, fields.key("type"), f"unsupported type {text!r}", hint=f"supported: {SUPPORTED_TYPES}")
         if not ctype.pointer and name == "name":
             raise SpecError(path, fields.key("name"), "a scalar parameter cannot be called 'name': the shapes "
                                                       "in functional and performance use that key for a label",
                             hint="rename it")
-        role = shape = None
-        if ctype.pointer:
-            role_text = fields.get("role", str)
-            try:
-                role = Role(role_text)
-            except ValueError:
-                raise SpecError(path, fields.key("role"), f"expected input or output, got {role_text!r}")
-            if role is Role.INPUT and not ctype.const or role is Role.OUTPUT and ctype.const:
-                raise SpecError(path, fields.key("type"), f"an {role.value} pointer must {'' if role is Role.INPUT else 'not '}be const")
-            shape = tuple(fields.get("shape", list))
-            if not shape:
-                raise SpecError(path, fields.key("shape"), "a buffer needs at least one dimension",
-                                hint="name the scalar parameters that give its size, e.g. [M, K]")
+        params.append(_pointer(fields, name, ctype) if ctype.pointer else _scalar(fields, name, ctype))
         fields.finish()
-        params.append(Param(name, ctype, role, shape or ()))
-    dims = {p.name for p in params if not p.ctype.pointer}
-    for i, p in enumerate(params):
-        unknown = [d for d in p.shape if not _fixed_size(d) and (not isinstance(d, str) or d not in dims)]
-        if unknown:
-            raise SpecError(path, f"parameters[{i}].shape", f"{unknown[0]!r} is not a scalar parameter",
-                            hint=f"scalar parameters: {', '.join(sorted(dims)) or 'none'}; or a fixed size ≥ 1")
-    if not any(p.role is Role.OUTPUT for p in params):
-        raise SpecError(path, "parameters", "no output parameter")
+    dims = {p.name for p in params if p.dimension}
+    for i, item in enumerate(raw):
+        if params[i].ctype.pointer:
+            params[i] = _with_shape(path, f"parameters[{i}]", params[i], item["shape"], dims)
+    if not any(p.role in (Role.OUTPUT, Role.INOUT) for p in params):
+        raise SpecError(path, "parameters", "no output parameter", hint="give a buffer the role output or inout")
     return tuple(params)
 
 
-def _fixed_size(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+def _pointer(fields: _Fields, name: str, ctype: CType) -> Param:
+    role_text = fields.get("role", str)
+    try:
+        role = Role(role_text)
+    except ValueError:
+        raise SpecError(fields.path, fields.key("role"), f"expected input, output or inout, got {role_text!r}")
+    if (role is Role.INPUT) != ctype.const:
+        need = "must be const" if role is Role.INPUT else "must not be const (solve writes it)"
+        raise SpecError(fields.path, fields.key("type"), f"an {role.value} pointer {need}")
+    fields.get("shape", list)  # parsed once every dimension is known (_with_shape)
+    check = None
+    if role is not Role.INPUT:
+        text = fields.get("check", str, ctype.element.default_check.value)
+        try:
+            check = Check(text)
+        except ValueError:
+            raise SpecError(fields.path, fields.key("check"), f"unknown check {text!r}",
+                            hint=f"one of {', '.join(c.value for c in Check)}")
+    elif "check" in fields.raw:
+        raise SpecError(fields.path, fields.key("check"), "an input is not compared", hint="remove the key")
+    return Param(name, ctype, role, (), check)
+
+
+def _scalar(fields: _Fields, name: str, ctype: CType) -> Param:
+    if ctype.text == "int":
+        return Param(name, ctype)
+    raw = fields.get("value", (float, dict))
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise SpecError(fields.path, fields.key("value"), f"expected a finite number, got {raw!r}")
+        return Param(name, ctype, value=ScalarValue(fixed=raw))
+    value = _Fields(fields.path, fields.key("value"), raw)
+    pair = value.get("uniform", list)
+    numbers = [_as_float(v) for v in pair]
+    if len(numbers) != 2 or not all(isinstance(v, float) and math.isfinite(v) for v in numbers) \
+            or numbers[0] > numbers[1]:
+        raise SpecError(fields.path, value.key("uniform"), f"expected [low, high] with low <= high, got {pair!r}")
+    value.finish()
+    return Param(name, ctype, value=ScalarValue(low=numbers[0], high=numbers[1]))
+
+
+def _with_shape(path: Path, where: str, param: Param, raw: list, dims: set[str]) -> Param:
+    if not raw:
+        raise SpecError(path, f"{where}.shape", "a buffer needs at least one extent",
+                        hint="name the int parameters that give its size, e.g. [M, K]")
+    shape = []
+    for j, extent in enumerate(raw):
+        key = f"{where}.shape[{j}]"
+        if isinstance(extent, bool) or not isinstance(extent, (int, str)) or isinstance(extent, int) and extent < 1:
+            raise SpecError(path, key, "expected an int parameter's name, a size of 1 or more, or an expression; "
+                                       f"got {extent!r}")
+        try:
+            shape.append(expr.parse(str(extent), dims))
+        except expr.ExpressionError as exc:
+            raise SpecError(path, key, str(exc),
+                            hint=f"int parameters: {', '.join(sorted(dims)) or 'none'}; {expr.HINT}") from exc
+    return dataclasses.replace(param, shape=tuple(shape))
+
+
+def _require(path: Path, raw: list, dims: set[str]) -> tuple[expr.Expression, ...]:
+    conditions = []
+    for i, text in enumerate(raw):
+        if not isinstance(text, str):
+            raise SpecError(path, f"require[{i}]", f"expected a condition as text, got {text!r}")
+        try:
+            conditions.append(expr.parse(text, dims, condition=True))
+        except expr.ExpressionError as exc:
+            raise SpecError(path, f"require[{i}]", str(exc), hint=expr.HINT) from exc
+    return tuple(conditions)
+
+
+def _check_cases(challenge: Challenge) -> None:
+    """Every fixed case can be run: it meets `require`, and every buffer has extents of 1 or more."""
+    path = challenge.root / SPEC_FILE
+    for group, shapes in (("functional", challenge.functional), ("performance", challenge.performance)):
+        for index, shape in enumerate(shapes):
+            problem = challenge.valid(shape.dims)
+            if problem:
+                raise SpecError(path, f"{group}.cases[{index}]", f"case {shape.label()} {problem}",
+                                hint="change the case, or the condition")
 
 
 def _levels(path: Path, root: Path, raw: list) -> tuple[Level, ...]:
@@ -498,17 +692,25 @@ def _limits(fields: _Fields) -> Limits:
     return limits
 
 
-def _shapes(fields: _Fields, dims: tuple[str, ...]) -> tuple[Shape, ...]:
+def _shapes(fields: _Fields, dims: tuple[str, ...], scalars: tuple[str, ...] = ()) -> tuple[Shape, ...]:
     shapes = []
     for i, item in enumerate(fields.get("cases", list)):
         case = _Fields(fields.path, f"{fields.key('cases')}[{i}]", item)
         name = case.get("name", str, "")
-        values = {d: case.positive(d, int) for d in dims}
+        sizes = {d: case.positive(d, int) for d in dims}
+        values = {s: float(np.float32(_finite(case, s))) for s in scalars if s in case.raw}
         case.finish()
-        shapes.append(Shape(values, name))
+        shapes.append(Shape(sizes, name, values))
     if not shapes:
         raise SpecError(fields.path, fields.key("cases"), "needs at least one case")
     return tuple(shapes)
+
+
+def _finite(fields: _Fields, name: str) -> float:
+    value = fields.get(name, float)
+    if not math.isfinite(value):
+        raise SpecError(fields.path, fields.key(name), f"expected a finite number, got {value!r}")
+    return value
 
 
 def _random_shapes(fields: _Fields, dims: tuple[str, ...]) -> RandomShapes:

@@ -156,18 +156,28 @@ def _limits_text(limits: spec.Limits) -> str:
             f"Timing budget {limits.timing_budget_s:g} s per performance case")
 
 
+def _parameter_json(p: spec.Param) -> dict:
+    found = {"name": p.name, "type": p.ctype.text, "role": p.role.value if p.role else None,
+             "shape": [int(e.text) if e.text.isdigit() else e.text for e in p.shape]}
+    if p.check is not None:
+        found["check"] = p.check.value
+    if p.value is not None:
+        found["value"] = p.value.describe()
+    return found
+
+
 def _challenge_json(c: spec.Challenge) -> dict:
     return {
         "slug": c.slug, "title": c.title, "version": c.version, "signature": f'extern "C" {c.prototype()}',
-        "parameters": [{"name": p.name, "type": p.ctype.text, "role": p.role.value if p.role else None,
-                        "shape": list(p.shape)} for p in c.params],
+        "parameters": [_parameter_json(p) for p in c.params],
+        "require": [str(r) for r in c.require],
         "tolerance": {"max_scaled_error": c.tolerance.max_scaled_error,
                       "max_relative_frobenius": c.tolerance.max_relative_frobenius},
-        "functional": {"version": c.functional_version, "cases": [dict(s.dims) for s in c.functional]},
+        "functional": {"version": c.functional_version, "cases": [dict(s.dims, **s.values) for s in c.functional]},
         "randomized": {"count": c.randomized.count, "ranges": c.randomized.ranges,
                        "max_flops": c.randomized.max_flops, "max_bytes": c.randomized.max_bytes},
         "performance": {"version": c.performance_version,
-                        "cases": [dict(s.dims, name=s.name) for s in c.performance]},
+                        "cases": [dict(s.dims, **s.values, name=s.name) for s in c.performance]},
         "limits": {"compile_s": c.limits.compile_s, "case_s": c.limits.case_s,
                    "timing_budget_s": c.limits.timing_budget_s, "job_s": c.limits.job_s},
         "baseline": c.baseline_label,
