@@ -428,7 +428,7 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         timed_check = CaseResult(CaseKind.TIMED, shape.label(), dict(shape.dims), found.verdict, found.message,
                                  found.comparisons)
         wanted = c.reference.baseline and state.options.time_baseline
-        baseline = summarize(backend.time_baseline(c, case.pristine, policy)) if wanted else None
+        baseline = summarize(backend.time_baseline(c, {**case.arguments, **case.pristine}, policy)) if wanted else None
         result = PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.ACCEPTED, "", stats, baseline,
                                    peak, moved, bandwidth, counted.sources)
         return result, timed_check

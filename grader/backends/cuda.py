@@ -94,10 +94,10 @@ class CudaBackend:
         self.cp.get_default_memory_pool().free_all_blocks()
 
     def time_baseline(self, challenge: Challenge, pristine: dict, policy: timing.TimingPolicy) -> list[float]:
-        """The challenge's library baseline (cuBLAS for matmul) on device copies of the host inputs,
-        timed by the submission's rules."""
+        """The challenge's library baseline (cuBLAS for matmul) on device copies of the host inputs (the
+        scalar parameters as they are), timed by the submission's rules."""
         cp = self.cp
-        inputs = {name: upload(array, cp) for name, array in pristine.items()}
+        inputs = {name: upload(value, cp) if isinstance(value, np.ndarray) else value for name, value in pristine.items()}
 
         def call() -> None:
             challenge.reference.baseline(inputs, cp)
