@@ -270,6 +270,8 @@ class Reference:
     flops: Callable[[dict[str, int]], float] | None
     bytes: Callable[[dict[str, int]], float] | None
     baseline: Callable[[dict[str, Any], Any], dict[str, Any]] | None
+    variants: Callable[[dict[str, Any], np.random.Generator], dict[str, Any]] | None = None
+    """Optional: the answer recomputed by correct and wrong methods, for `grader check` (grader/kit.py)."""
 
 
 @dataclass(frozen=True)
@@ -751,7 +753,7 @@ def _load_reference(path: Path, need_baseline: bool) -> Reference:
         raise SpecError(path, "flops", "neither flops nor bytes is defined",
                         hint="define flops(dims) (floating-point operations of a shape), bytes(dims) (bytes a "
                              "kernel must move at least), or both")
-    optional = ("baseline", *WORK_FUNCTIONS)
+    optional = ("baseline", "variants", *WORK_FUNCTIONS)
     wrapped = {name: ReferenceFunction(path, name, getattr(module, name)) for name in REFERENCE_FUNCTIONS}
     wrapped.update({name: ReferenceFunction(path, name, getattr(module, name))
                     if callable(getattr(module, name, None)) else None for name in optional})

@@ -14,7 +14,7 @@ The commands are split by audience, each module registering its commands on the 
 from __future__ import annotations
 
 from grader import spec  # noqa: F401  (tests patch `cli.spec.load`)
-from grader.cli import boards, classroom, grading  # noqa: F401  (importing them registers their commands)
+from grader.cli import boards, classroom, grading, kit  # noqa: F401  (importing them registers their commands)
 from grader.cli.common import DEFAULT_CHALLENGES, Terminal, cli
 
 __all__ = ["DEFAULT_CHALLENGES", "Terminal", "cli", "main"]
