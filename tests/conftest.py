@@ -34,7 +34,7 @@ SLOW = (
     # whole modules that grade through the emulator, start servers, browsers or pip
     "tests/test_emulator_grading.py", "tests/test_hostile.py", "tests/test_box_probes.py", "tests/test_job_bound.py",
     "tests/test_server_load.py", "tests/test_server_cli.py", "tests/test_server_faults.py", "tests/test_server_db_faults.py",
-    "tests/test_server_browser.py",
+    "tests/test_server_browser.py", "tests/test_challenge_check.py",
     "tests/test_browser.py", "tests/test_server_secrets.py", "tests/test_server_hardening.py",
     "tests/test_engine.py", "tests/test_packaging.py", "tests/test_emulator_memory.py", "tests/test_emulator_grid_sync.py",
     # single tests of a second or more (nvcc compiles, emulated gradings, Chromium)
@@ -147,14 +147,15 @@ class CorpusFile:
         return f"{self.slug}/{self.path.stem}"
 
 
-def corpus(backend: str) -> list[CorpusFile]:
+def corpus(backend: str, challenge_folders: bool = True) -> list[CorpusFile]:
     """Every challenge's reference ladder (`levels/`) and wrong submissions (`wrong/`), and the submissions
     in tests/submissions/ (matmul's at its top, another challenge's in a folder named after it), as far
-    as `backend` promises a verdict."""
+    as `backend` promises a verdict. Without `challenge_folders`, only tests/submissions/: the emulator's
+    tests grade the challenges' own folders through `grader check` (tests/test_challenge_check.py)."""
     files = [CorpusFile("matmul", p) for p in sorted(SUBMISSIONS.glob("*.cu"))]
     for slug in spec.list_challenges(CHALLENGES):
         files += [CorpusFile(slug, p) for p in sorted((SUBMISSIONS / slug).glob("*.cu"))]
-        for folder in ("levels", "wrong"):
+        for folder in ("levels", "wrong") if challenge_folders else ():
             files += [CorpusFile(slug, p) for p in sorted((CHALLENGES / slug / folder).glob("*.cu"))]
     return [f for f in files if backend in backends(f.path)]
 
