@@ -290,7 +290,8 @@ def _levels(challenge: Challenge, backend, cache_dir: Path, seed: int, progress)
     for level in challenge.levels:
         progress.stage(f"level {level.number} of {len(challenge.levels)}: grading in emulation")
         report = grade_file(challenge, backend, cache_dir, seed, level.path, Mode.RUN)
-        findings.append(_level_finding(level.number, level.name, report))
+        findings.append(_level_finding(level.number, level.name, report,
+                                       expectation(level.path, "ACCEPTED").verdict_on(backend.name)))
         errors = [ratio(c, challenge) for case in report.cases for c in case.comparisons if not c.exact]
         if report.accepted and errors:
             margins.append(Margin(f"level {level.number} ({level.name}), graded", "pass", max(errors),
@@ -298,9 +299,15 @@ def _levels(challenge: Challenge, backend, cache_dir: Path, seed: int, progress)
     return findings, margins, {}
 
 
-def _level_finding(number: int, name: str, report: GradeReport) -> Finding:
+def _level_finding(number: int, name: str, report: GradeReport, expected: str) -> Finding:
+    """A level must be ACCEPTED; one whose header says the emulator cannot run it (`// expect-emulator:
+    UNSUPPORTED`: PTX, wgmma) is skipped there when it is indeed UNSUPPORTED."""
+    if report.verdict is Verdict.UNSUPPORTED and expected == "UNSUPPORTED":
+        return Finding("levels", f"level {number} ({name})", Status.SKIPPED, report.message.splitlines()[0][:300])
     if report.verdict is Verdict.UNSUPPORTED:
-        return Finding("levels", f"level {number} ({name})", Status.SKIPPED, report.message.splitlines()[0])
+        return Finding("levels", f"level {number} ({name})", Status.FAIL, f"UNSUPPORTED here: {report.message[:300]} "
+                       f"(if it cannot run on this backend, say so in its header: // expect-{report.environment.backend}: "
+                       "UNSUPPORTED)")
     if report.accepted:
         return Finding("levels", f"level {number} ({name})", Status.PASS, "ACCEPTED")
     return Finding("levels", f"level {number} ({name})", Status.FAIL, f"{report.verdict.label}: {report.message[:400]}")

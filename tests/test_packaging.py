@@ -59,3 +59,16 @@ def test_an_installed_wheel_grades_from_any_folder(installed, tmp_path):
                     str(tmp_path / "cache"), "--json")
     assert graded.returncode == 0, graded.stderr[-2000:]
     assert json.loads(graded.stdout)["verdict"] == "ACCEPTED"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
+def test_an_installed_wheel_makes_and_checks_a_new_challenge_in_an_empty_folder(installed, tmp_path):
+    made = grader(installed, tmp_path, "new", "demo")
+    assert made.returncode == 0, made.stderr
+    checked = grader(installed, tmp_path, "check", "demo", "--backend", "emulator", "--cache-dir",
+                     str(tmp_path / "cache"), "--json")
+    assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-2000:]
+    assert json.loads(checked.stdout)["passed"]
+    graded = grader(installed, tmp_path, "run", "challenges/demo/levels/1_naive.cu", "--challenges-dir", "challenges",
+                    "--backend", "emulator", "--cache-dir", str(tmp_path / "cache"), "--json")
+    assert graded.returncode == 0 and json.loads(graded.stdout)["verdict"] == "ACCEPTED", graded.stderr[-2000:]
