@@ -49,7 +49,7 @@ class Verdict(enum.Enum):
 
 
 HELP = {
-    Verdict.ACCEPTED: "every case matched the FP64 reference within the tolerance",
+    Verdict.ACCEPTED: "every case matched the FP64 reference: within the tolerance, or exactly where the check is exact",
     Verdict.COMPILE_ERROR: "nvcc rejected the file; fix the first error shown",
     Verdict.INTERFACE_ERROR: "the library does not export the `solve` the challenge calls",
     Verdict.RUNTIME_ERROR: "the submission crashed or a CUDA call failed",
@@ -57,7 +57,7 @@ HELP = {
     Verdict.MEMORY_LIMIT: "the submission's process used more host memory than its bound and was stopped",
     Verdict.OUT_OF_BOUNDS: "the submission wrote outside the buffers it was given",
     Verdict.INPUT_MODIFIED: "the submission changed an input buffer, which is read-only",
-    Verdict.WRONG_ANSWER: "the output differs from the FP64 reference beyond the tolerance",
+    Verdict.WRONG_ANSWER: "the output differs from the FP64 reference: beyond the tolerance, or at all where the check is exact",
     Verdict.RACE: ("the output depends on the order threads run in: a data race (a missing __syncthreads(), or "
                    "threads writing the same element)"),
     Verdict.UNSUPPORTED: "the CPU emulator cannot run this file; grade it on a GPU",

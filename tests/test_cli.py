@@ -229,7 +229,7 @@ def test_show_fits_80_columns_without_breaking_a_code_line(slug):
     for line in _preformatted_lines((CHALLENGES / slug / "statement.md").read_text()):
         assert line in shown, f"{slug}: {line!r} is broken at 80 columns"
     signature = next(i for i, line in enumerate(shown) if line.startswith("signature"))
-    prototype = " ".join(shown[signature:shown.index(next(l for l in shown[signature:] if l.startswith("tolerance")))])
+    prototype = " ".join(shown[signature:shown.index(next(l for l in shown[signature:] if l.startswith("checks")))])
     assert " ".join(prototype.split()).startswith(f'signature extern "C" void solve(')
     assert all(f"{p.ctype.text} {p.name}" in prototype for p in cli.spec.load(CHALLENGES, slug).params)
 

@@ -121,8 +121,13 @@ def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> 
     out.print()
     out.print(Text.assemble(("signature", "bold"), "  ", _broken_at_parameters(f'extern "C" {c.prototype()}', 11,
                                                                             out.width)), highlight=False)
-    out.print(f"[bold]tolerance[/]  max scaled error {c.tolerance.max_scaled_error:g}, "
-              f"relative Frobenius {c.tolerance.max_relative_frobenius:g}")
+    checks = ", ".join(f"{p.name} {p.check.value}" for p in c.outputs)
+    if any(p.check is spec.Check.TOLERANCE for p in c.outputs):
+        checks += (f"; tolerance: max scaled error {c.tolerance.max_scaled_error:g}, "
+                   f"relative Frobenius {c.tolerance.max_relative_frobenius:g}")
+    out.print(f"[bold]checks[/]  {checks}", highlight=False)
+    if c.scalars:
+        out.print("[bold]values[/]  " + ", ".join(f"{p.name} {p.value.describe()}" for p in c.scalars), highlight=False)
     out.print(f"[bold]functional shapes[/] (v{c.functional_version})  " + ", ".join(s.label() for s in c.functional))
     r = c.randomized
     out.print(f"[bold]randomized[/]  {r.count} shapes from the seed, " +
