@@ -1,0 +1,62 @@
+// expect: RACE
+// backends: emulator
+// Level 2 without the barrier between copying the tile and reading it. Each thread copies a few values
+// of the piece and goes straight on to its taps, which read values that other threads copy: other
+// warps of the block, which may not have started yet. Whether a value is there when it is read
+// depends on the order the warps run in, so the result does too. On a GPU the warps of a block mostly
+// run in step and the answer is usually right, which is what makes this bug hard to see; the
+// emulator runs every case with its threads in two orders (forward and reversed), reads shared memory
+// that was never written as NaN, and reports the difference as a race. The fix: __syncthreads() after
+// the copy, before the first read of the tile (level 2).
+#include <cuda_runtime.h>
+
+constexpr int TILE_COLS = 32;   // outputs per tile along a row: one warp of neighbouring columns
+constexpr int TILE_ROWS = 16;   // rows of outputs per tile; a block has TILE_COLS × TILE_ROWS threads
+constexpr int MAX_KERNEL = 31;  // LeetGPU's bound on kernel_rows and kernel_cols
+
+__constant__ float c_kernel[MAX_KERNEL * MAX_KERNEL];  // row-major, kernel_cols values per row
+
+__global__ void convolution_no_barrier(const float* input, float* output, int input_rows, int input_cols,
+                                   int kernel_rows, int kernel_cols, int output_rows, int output_cols) {
+    extern __shared__ float tile[];  // piece_rows × piece_cols input values, row-major
+    int piece_rows = TILE_ROWS + kernel_rows - 1;
+    int piece_cols = TILE_COLS + kernel_cols - 1;
+    int first_row = blockIdx.y * TILE_ROWS;  // the piece's top-left corner in the input,
+    int first_col = blockIdx.x * TILE_COLS;  // which is also the tile's first output
+
+    // Copy the piece, a row of TILE_COLS threads per piece row at a time. Past the input's edge (the
+    // last tiles hang over it) store 0: no output that is written reads those places.
+    for (int r = threadIdx.y; r < piece_rows; r += TILE_ROWS) {
+        for (int c = threadIdx.x; c < piece_cols; c += TILE_COLS) {
+            int in_row = first_row + r, in_col = first_col + c;
+            bool inside = in_row < input_rows && in_col < input_cols;
+            tile[r * piece_cols + c] = inside ? input[(size_t)in_row * input_cols + in_col] : 0.0f;
+        }
+    }
+    // BUG: no __syncthreads() here: a thread goes on to read values other threads have not copied yet
+
+    int row = first_row + threadIdx.y, col = first_col + threadIdx.x;
+    if (row >= output_rows || col >= output_cols) return;  // after the barrier: every thread copies
+    float acc = 0.0f;
+    for (int m = 0; m < kernel_rows; ++m) {
+        const float* line = tile + (threadIdx.y + m) * piece_cols + threadIdx.x;
+        for (int n = 0; n < kernel_cols; ++n) acc += line[n] * c_kernel[m * kernel_cols + n];
+    }
+    output[(size_t)row * output_cols + col] = acc;
+}
+
+extern "C" void solve(const float* input, const float* kernel, float* output, int input_rows, int input_cols,
+                      int kernel_rows, int kernel_cols) {
+    if (kernel_rows > MAX_KERNEL || kernel_cols > MAX_KERNEL) return;  // beyond the challenge's bounds
+    // A device-to-device copy into the constant bank, queued before the kernel on the same stream.
+    size_t kernel_bytes = (size_t)kernel_rows * kernel_cols * sizeof(float);
+    if (cudaMemcpyToSymbol(c_kernel, kernel, kernel_bytes, 0, cudaMemcpyDeviceToDevice) != cudaSuccess) return;
+
+    int output_rows = input_rows - kernel_rows + 1;
+    int output_cols = input_cols - kernel_cols + 1;
+    size_t shared_bytes = (size_t)(TILE_ROWS + kernel_rows - 1) * (TILE_COLS + kernel_cols - 1) * sizeof(float);
+    dim3 block(TILE_COLS, TILE_ROWS);
+    dim3 grid((output_cols + TILE_COLS - 1) / TILE_COLS, (output_rows + TILE_ROWS - 1) / TILE_ROWS);
+    convolution_no_barrier<<<grid, block, shared_bytes>>>(input, output, input_rows, input_cols, kernel_rows,
+                                                      kernel_cols, output_rows, output_cols);
+}
