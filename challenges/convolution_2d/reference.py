@@ -116,6 +116,7 @@ def variants(inputs, rng):
     flat = k.reshape(-1)
     transposed = flat.reshape(kernel_cols, kernel_rows).T  # tap (m, n) read at n · kernel_rows + m
     half = (part.astype(np.float16).astype(np.float32), k.astype(np.float16).astype(np.float32))
+    tf32 = (_tf32(part), _tf32(k))
     found = {
         # Correct: one FP32 accumulator per output, in the orders and forms kernels use.
         "fp32 row-major taps": ("pass", _fp32_sum(part, k, taps)),
@@ -126,6 +127,7 @@ def variants(inputs, rng):
         "fp32 per-row partial sums, then added": ("pass", _fp32_row_partials(part, k)),
         # Wrong.
         "fp16 inputs, fp32 sums": ("fail", _fp32_sum(*half, taps)),
+        "tf32 inputs (tensor cores), fp32 sums": ("fail", _fp32_sum(*tf32, taps, fused=True)),
         "kernel flipped (a true convolution)": ("fail", _fp32_sum(part, k[::-1, ::-1], taps, fused=True)),
         "last kernel row dropped": ("fail", _fp32_sum(part, k, [t for t in taps if t[0] < kernel_rows - 1],
                                                       fused=True)),
@@ -176,6 +178,15 @@ def _fp32_row_partials(x, k):
     for m in range(kernel_rows):
         acc += _fp32_sum(x[m:m + out_rows], k[m:m + 1], [(0, n) for n in range(kernel_cols)], fused=True)
     return acc
+
+
+def _tf32(values):
+    """float32 values rounded to TF32, the tensor cores' FP32 input format: 10 stored significand bits
+    of float32's 23, rounded to nearest, ties to even (cvt.rna rounds ties away, a difference no
+    measure here can see)."""
+    bits = np.ascontiguousarray(values, np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0xFFF) + ((bits >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
+    return rounded.view(np.float32)
 
 
 # --------------------------------------------------------------------------- helpers

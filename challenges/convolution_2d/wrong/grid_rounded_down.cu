@@ -1,11 +1,12 @@
-// expect: WRONG_ANSWER
-// expect-message: never written
+// expect: RUNTIME_ERROR
+// expect-message: empty
 // Level 1 with the grid's size computed by plain integer division: output_cols / 32 blocks across and
-// output_rows / 8 down, which rounds down. The outputs past the last whole block, the last
-// output_cols % 32 columns and output_rows % 8 rows, have no thread, and keep the NaN the output
-// arrives filled with; an output narrower than 32 or shorter than 8 gets no block at all (and a
-// grid with no blocks is itself a failed launch). LeetGPU's timed shape hides it partly (3058 = 95 ·
-// 32 + 18 columns). The fix is the rounded-up division (n + 31) / 32 and a bounds check in the kernel.
+// output_rows / 8 down, which rounds down. An output narrower than 32 or shorter than 8 gets a grid
+// with no blocks at all, and CUDA refuses such a launch (cudaErrorInvalidValue), which is what the
+// first case, a single output, shows. On larger shapes the division is just as wrong, more quietly:
+// the last output_cols % 32 columns and output_rows % 8 rows have no thread and keep the NaN the
+// output arrives filled with (LeetGPU's timed shape has 3058 = 95 · 32 + 18 columns). The fix is the
+// rounded-up division (n + 31) / 32, with the bounds check in the kernel for the threads it adds.
 #include <cuda_runtime.h>
 
 constexpr int BLOCK_X = 32;

@@ -1,5 +1,5 @@
 // expect: OUT_OF_BOUNDS
-// expect-message: past the end
+// expect-message: past its end
 // One thread per INPUT element, as if the output had the input's size (a "same" convolution): thread
 // (row, col) runs for every row < input_rows and col < input_cols, skips the taps that fall off the
 // input's bottom or right edge (as if zeros lay there) and writes output[row * input_cols + col]. But
