@@ -10,9 +10,11 @@
 // the copy, before the first read of the tile (level 2).
 #include <cuda_runtime.h>
 
-constexpr int TILE_COLS = 32;   // outputs per tile along a row: one warp of neighbouring columns
-constexpr int TILE_ROWS = 16;   // rows of outputs per tile; a block has TILE_COLS × TILE_ROWS threads
-constexpr int MAX_KERNEL = 31;  // LeetGPU's bound on kernel_rows and kernel_cols
+constexpr int TILE_COLS = 32;                          // output columns per tile: one warp, neighbouring
+constexpr int THREAD_ROWS = 8;                         // rows of threads per block
+constexpr int OUTPUTS = 4;                             // outputs per thread, THREAD_ROWS rows apart
+constexpr int TILE_ROWS = THREAD_ROWS * OUTPUTS;       // output rows per tile: 32
+constexpr int MAX_KERNEL = 31;                         // LeetGPU's bound on kernel_rows and kernel_cols
 
 __constant__ float c_kernel[MAX_KERNEL * MAX_KERNEL];  // row-major, kernel_cols values per row
 
@@ -26,7 +28,7 @@ __global__ void convolution_no_barrier(const float* input, float* output, int in
 
     // Copy the piece, a row of TILE_COLS threads per piece row at a time. Past the input's edge (the
     // last tiles hang over it) store 0: no output that is written reads those places.
-    for (int r = threadIdx.y; r < piece_rows; r += TILE_ROWS) {
+    for (int r = threadIdx.y; r < piece_rows; r += THREAD_ROWS) {
         for (int c = threadIdx.x; c < piece_cols; c += TILE_COLS) {
             int in_row = first_row + r, in_col = first_col + c;
             bool inside = in_row < input_rows && in_col < input_cols;
@@ -35,14 +37,28 @@ __global__ void convolution_no_barrier(const float* input, float* output, int in
     }
     // BUG: no __syncthreads() here: a thread goes on to read values other threads have not copied yet
 
-    int row = first_row + threadIdx.y, col = first_col + threadIdx.x;
-    if (row >= output_rows || col >= output_cols) return;  // after the barrier: every thread copies
-    float acc = 0.0f;
+    float acc[OUTPUTS];
+#pragma unroll
+    for (int q = 0; q < OUTPUTS; ++q) acc[q] = 0.0f;
     for (int m = 0; m < kernel_rows; ++m) {
+        // Output q of this thread is tile row threadIdx.y + q * THREAD_ROWS; at kernel row m it reads
+        // piece row threadIdx.y + q * THREAD_ROWS + m.
         const float* line = tile + (threadIdx.y + m) * piece_cols + threadIdx.x;
-        for (int n = 0; n < kernel_cols; ++n) acc += line[n] * c_kernel[m * kernel_cols + n];
+#pragma unroll 2
+        for (int n = 0; n < kernel_cols; ++n) {
+            float weight = c_kernel[m * kernel_cols + n];  // one read for OUTPUTS multiply-adds
+#pragma unroll
+            for (int q = 0; q < OUTPUTS; ++q) acc[q] += line[q * THREAD_ROWS * piece_cols + n] * weight;
+        }
     }
-    output[(size_t)row * output_cols + col] = acc;
+
+    int col = first_col + threadIdx.x;
+    if (col >= output_cols) return;
+#pragma unroll
+    for (int q = 0; q < OUTPUTS; ++q) {
+        int row = first_row + threadIdx.y + q * THREAD_ROWS;
+        if (row < output_rows) output[(size_t)row * output_cols + col] = acc[q];
+    }
 }
 
 extern "C" void solve(const float* input, const float* kernel, float* output, int input_rows, int input_cols,
@@ -55,7 +71,7 @@ extern "C" void solve(const float* input, const float* kernel, float* output, in
     int output_rows = input_rows - kernel_rows + 1;
     int output_cols = input_cols - kernel_cols + 1;
     size_t shared_bytes = (size_t)(TILE_ROWS + kernel_rows - 1) * (TILE_COLS + kernel_cols - 1) * sizeof(float);
-    dim3 block(TILE_COLS, TILE_ROWS);
+    dim3 block(TILE_COLS, THREAD_ROWS);
     dim3 grid((output_cols + TILE_COLS - 1) / TILE_COLS, (output_rows + TILE_ROWS - 1) / TILE_ROWS);
     convolution_no_barrier<<<grid, block, shared_bytes>>>(input, output, input_rows, input_cols, kernel_rows,
                                                       kernel_cols, output_rows, output_cols);

@@ -7,7 +7,7 @@
 // they belong to the next tiles, and only the tile's own block never loads them. Every output within
 // kernel_cols - 1 columns of a tile's right edge or kernel_rows - 1 rows of its bottom edge is missing
 // terms. An image that fits in one tile passes (LeetGPU's 3 × 3 example does); the first that does not
-// fails. The fix is level 2's: the block copies (16 + kernel_rows - 1) × (32 + kernel_cols - 1)
+// fails. The fix is level 2's: copy the halo too, here (16 + kernel_rows - 1) × (32 + kernel_cols - 1)
 // values, more than one per thread.
 #include <cuda_runtime.h>
 
