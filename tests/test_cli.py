@@ -48,7 +48,7 @@ def test_list():
     result, out, _ = invoke("list")
     assert result.exit_code == 0 and "matmul" in out
     result, out, _ = invoke("list", "--json")
-    assert json.loads(result.stdout)[0]["slug"] == "matmul"
+    assert "matmul" in [c["slug"] for c in json.loads(result.stdout)]
 
 
 def test_show_prints_statement_signature_tolerance_and_shapes():
