@@ -356,8 +356,12 @@ def _with_diagnosis(c: Comparison, tolerance: Tolerance, where: str = "", nonfin
     if c.nonfinite_count:
         text = _nonfinite_text(c, nonfinite)
     elif c.scaled_error <= REDUCED_PRECISION_MAX_SCALED:
-        text = (f"every element is close, but the errors (relative Frobenius error {c.relative_frobenius:.2g}; FP32 "
-                f"in the usual orders stays under {tolerance.max_relative_frobenius:.2g}) have the size of "
+        if c.relative_frobenius > tolerance.max_relative_frobenius:
+            measure = (f"relative Frobenius error {c.relative_frobenius:.2g}; FP32 in the usual orders stays under "
+                       f"{tolerance.max_relative_frobenius:.2g}")
+        else:
+            measure = f"max scaled error {c.scaled_error:.2g}, over its limit {tolerance.max_scaled_error:.2g}"
+        text = (f"every element is close, but the errors ({measure}) have the size of "
                 "reduced-precision rounding: FP16 or BF16 values, TF32 tensor cores, or "
                 "FP32 sums that run long in one sequence (one thread adding thousands of terms in turn; add in a "
                 "tree, or in blocks, instead)")
