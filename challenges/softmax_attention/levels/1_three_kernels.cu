@@ -12,9 +12,9 @@
 // The kernels queue one after the other on the default stream: each starts when the one before it is
 // done, with no synchronization on the host.
 //
-// Correct and simple, with costs the next levels remove: the scores go through memory three times
-// (written, read and rewritten by the softmax, read by the product), 12·M·N bytes (200 MB at M = N =
-// 4096); step 2 has only M threads, each walking a row of N scores alone (at LeetGPU's M = 512, four
+// Correct and simple, with costs the next levels remove: the scores go through memory again and again
+// (written; read, then read and rewritten twice by the softmax's three passes; read by the product),
+// about 28·M·N bytes (470 MB at M = N = 4096); step 2 has only M threads, each walking a row of N scores alone (at LeetGPU's M = 512, four
 // blocks for the whole GPU); and in step 1 the 16 threads of a half-warp read 16 different rows of K
 // at once, each from its own cache line.
 #include <cuda_runtime.h>

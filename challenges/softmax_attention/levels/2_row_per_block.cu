@@ -2,7 +2,7 @@
 // Level 2 — one block per query row, one kernel: the row's scores in shared memory, never in global.
 //
 // Over level 1: block i computes output row i from start to end, and the M×N scores never touch
-// global memory (level 1 wrote and read them 12·M·N bytes' worth: 200 MB at M = N = 4096). The block
+// global memory (level 1 moved about 28·M·N bytes of them: 470 MB at M = N = 4096). The block
 // has one thread per output column, rounded up to whole warps (4 warps for d = 128). For each chunk of
 // up to CHUNK keys:
 //   1. the scores: with W warps, each takes every W-th key; the warp's 32 lanes read that key's row of
@@ -19,7 +19,7 @@
 // were computed against m, and both are multiplied by exp(m - m') before the chunk's are added. At
 // LeetGPU's N = 256 there is one chunk, at 4,096 two.
 //
-// What is left: every block reads all of K and V, so the whole grid reads them M times (8.6 GB at
+// What is left: every block reads all of K and V, so the whole grid reads them M times (17 GB at
 // M = N = 4096, d = 128, from the L2 cache at best), one multiply-add per value read. Level 3 lets a
 // tile of query rows share each value it reads.
 #include <cuda_runtime.h>

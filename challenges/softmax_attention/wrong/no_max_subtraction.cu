@@ -6,8 +6,8 @@
 // and the kernel is right, which is what makes the bug easy to ship. A third of the grader's cases
 // move every key by one common vector (statement.md, "Inputs"), which moves each row's scores by 100
 // to 320, up or down, and leaves the softmax unchanged: rows moved up give inf / inf, rows moved down
-// 0 / 0, NaN either way. (LeetGPU's own 4×4 example with values up to 12 has scores of ±200 and trips
-// it too.)
+// 0 / 0, NaN either way. (One of LeetGPU's own tests, M = N = 4 and d = 3 with entries up to 12, has
+// scores from -211 to +154 and trips it too.)
 #include <cuda_runtime.h>
 #include <math.h>
 
