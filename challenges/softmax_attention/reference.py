@@ -17,8 +17,6 @@ import math
 import numpy as np
 
 F32 = np.float32
-U = 2.0 ** -24
-"""FP32's unit roundoff: one rounding moves a value by at most this much of itself."""
 
 LEETGPU_SPREAD = 0.1
 """LeetGPU draws Q, K and V uniformly from [-0.1, 0.1]."""
