@@ -13,7 +13,7 @@
 //   each tile again and writes its scan offset by the sum of the tiles before it. 12 bytes move per
 //   element (two reads, one write) where level 1 moved 16 (read, write, then read and write again to
 //   add the block offsets), and three launches at every size where level 1 needed 2 · levels - 1
-//   (5 at 250,000 elements, 7 from 2^24 on). At most one launch when the input fits in one tile.
+//   (5 at 250,000 elements and at 2^24, 7 at 2^25 + 1,025). One launch when the input fits in a tile.
 // - Loads and stores stay coalesced: a tile passes through shared memory, read from global memory with
 //   thread t taking elements t, t + 256, t + 512 .., then read back by each thread as its eight
 //   consecutive elements (and the other way round for the store). The shared array is padded by one
