@@ -24,8 +24,8 @@
 // Loads and stores are float4 (two per thread, its eight consecutive elements) when both pointers are
 // 16-byte aligned and the tile is whole; scalar otherwise.
 // Expected: about 12/8 of level 2's speed at 2^24 and above (its traffic), and at LeetGPU's 250,000
-// elements one launch instead of three, which at that size (1 MB each way, a microsecond of memory
-// time on an H100) is most of the difference. The sums are those of level 2, tile by tile; only the
+// elements one launch instead of three, which at that size (1 MB each way, under a microsecond of
+// memory time on an H100) is most of the difference. The sums are those of level 2, tile by tile; only the
 // tiles' offsets depend on how far each look-back had to go, which timing decides, so the last bits of
 // an output can change from one call to the next (every such order is within the tolerance:
 // statement.md, "Accuracy").
