@@ -3,7 +3,7 @@
 // Level 1 with its shared buffers and additions in half precision (__hadd), to halve the shared memory
 // and use the FP16 units. Half keeps 11 significant bits where float keeps 24: every input loses 13
 // bits as it is converted, and every addition rounds to 11 bits again, so already at N = 1 the output
-// is off by up to 2^-12 of the input, about 240 times the tolerance (statement.md, "Accuracy"). Partial
+// is off by up to 2^-12 of the input, 24 times the tolerance (statement.md, "Accuracy"). Partial
 // sums of a scan grow (here to several thousand), and at 4,096 half precision's step between neighbours
 // is already 4: larger inputs would overflow its 65,504 altogether. Storing the block sums and adding
 // the offsets in float does not help: they were rounded to half when they were made.

@@ -3,11 +3,12 @@
 // backends: emulator
 // Hillis-Steele in a single shared array, a barrier after every step: in step d thread t does
 // `scan[t] += scan[t - d]`. The barrier is there, and the race is inside the step: thread t - d may
-// already have added its own step-d value to scan[t - d] when thread t reads it, and then thread t adds
-// a sum that covers 2d elements too many... or not, depending on which of the two ran first. The
-// barriers order the steps, not the threads within one. Level 1 writes each step into a second buffer
-// (double buffering); a single array also works when each step reads first, waits at a barrier, then
-// writes: `float left = scan[t - d]; __syncthreads(); scan[t] += left; __syncthreads();`.
+// already have done its own step-d addition when thread t reads scan[t - d], and then thread t takes
+// in d elements (t - 3d + 1 .. t - 2d) that the next step adds again; or it may not have, depending
+// on which of the two ran first. The barriers order the steps, not the threads within one. Level 1
+// writes each step into a second buffer (double buffering); a single array also works when each step
+// reads first, waits at a barrier, then writes:
+// `float left = scan[t - d]; __syncthreads(); scan[t] += left; __syncthreads();`.
 // The emulator runs every block's threads in forward and in reverse order: forward, thread t - d has
 // always updated scan[t - d] first (wrong); reversed, never (right). Two answers from one input: a
 // race. On a GPU the outcome depends on the schedule, so only the emulator promises a verdict.
