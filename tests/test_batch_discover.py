@@ -426,8 +426,9 @@ def test_grade_grades_each_file_against_the_challenge_its_signature_names(tmp_pa
                                   "--cache-dir", str(tmp_path / "cache"))
     assert result.exit_code == ExitCode.USAGE, err
     assert graded == {"amy": "vector_add", "bob": "vector_add", "carl": "matmul"}
-    assert (f"not graded {folder}/dora.cu: its solve signature matches several challenges (reduction, softmax); "
-            "--challenge reduction or --challenge softmax grades it") in " ".join(err.split())
+    assert (f"not graded {folder}/dora.cu: its solve signature matches several challenges (prefix_sum, reduction, "
+            "softmax); --challenge prefix_sum or --challenge reduction or --challenge softmax grades it") \
+        in " ".join(err.split())
     assert f"not graded {folder}/eve.cu: its solve(double*) matches no challenge's signature" in " ".join(err.split())
     assert "not graded (2): dora, eve" in out
     assert "vector_add 2, matmul 1" in " ".join(out.split())
