@@ -86,3 +86,16 @@ def test_graded_in_the_emulator(kit_mix, path, tmp_path_factory):
     assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-2000:])
     if message:
         assert message in report.message
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", SUBMISSIONS, ids=[p.stem for p in SUBMISSIONS])
+def test_graded_on_a_gpu(kit_mix, path, cuda_backend, tmp_path_factory):
+    """The same files through the GPU's buffers (half and uint8 device memory, the inout given its value
+    again before the re-check after timing), submitted so the timed path runs too."""
+    verdict, message = expectation(path, "cuda")
+    options = pipeline.Options(Mode.SUBMIT, 5, tmp_path_factory.getbasetemp() / "kit-gpu-cache", 0.2)
+    report = pipeline.grade(read(path, path.name), kit_mix, cuda_backend, options)
+    assert report.verdict is Verdict[verdict], (report.message, report.worker_output[-2000:])
+    if message:
+        assert message in report.message
