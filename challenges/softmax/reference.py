@@ -76,7 +76,7 @@ def reference(inputs, xp):
     out = np.empty(x.size)
     for start in range(0, x.size, CHUNK):
         part = out[start:start + CHUNK]
-        np.subtract(x[start:start + CHUNK], top, out=part)
+        np.subtract(x[start:start + CHUNK], top, out=part, dtype=np.float64)
         np.exp(part, out=part)
         part /= total
     return {"output": out}
@@ -108,7 +108,7 @@ def error_scale(inputs, xp):
     for start in range(0, x.size, CHUNK):
         part = out[start:start + CHUNK]
         gap = spread[:part.size]
-        np.subtract(x[start:start + CHUNK], top, out=gap)  # x_i - M <= 0
+        np.subtract(x[start:start + CHUNK], top, out=gap, dtype=np.float64)  # x_i - M <= 0
         np.exp(gap, out=part)
         part /= total  # y_i
         np.subtract(1.0 + log_total, gap, out=gap)  # 1 + |ln y_i| = 1 + (M - x_i) + ln S
@@ -142,7 +142,7 @@ def _sum_of_exponentials(x, top):
     scratch = np.empty(min(x.size, CHUNK))
     for start in range(0, x.size, CHUNK):
         part = scratch[:min(CHUNK, x.size - start)]
-        np.subtract(x[start:start + CHUNK], top, out=part)
+        np.subtract(x[start:start + CHUNK], top, out=part, dtype=np.float64)
         np.exp(part, out=part)
         total += float(part.sum())
     return total
