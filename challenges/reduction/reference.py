@@ -30,7 +30,9 @@ def reference(inputs, xp):
     buffers' sums one after another, so the error is at most about (30 + N / 8192) · 2^-53 · sum |x|
     (under 5 · 10^-13 · sum |x| at N = 2^25): six orders of magnitude below the FP32 error the
     tolerance allows. An exactly rounded sum (math.fsum) would change nothing the check can see, at a
-    hundred times the cost; tolerance_check.py compares the two."""
+    hundred times the cost: measured against it, this sum is off by 5.4 · 10^-20 · sum |x| at N = 2^25.
+    How far correct and wrong FP32 orders are from the limit is measured by `grader check reduction`
+    from variants.py."""
     return {"output": np.array([np.sum(inputs["input"], dtype=np.float64)])}
 
 
