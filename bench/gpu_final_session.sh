@@ -15,7 +15,7 @@ rm -rf ~/.cupy/kernel_cache; C1=$(mktemp -d)
 for i in 1 2; do /usr/bin/time -f "grader run, CuPy cache pass $i: %e s" grader run challenges/matmul/levels/1_naive.cu --cache-dir "$C1" >/dev/null 2>>"$OUT/env.log"; done
 tail -2 "$OUT/env.log"
 python3 -m pytest -m gpu -v -p no:cacheprovider tests/test_hostile.py tests/test_gpu_grading.py tests/test_gpu_ladder.py 2>&1 | tee "$OUT/pytest_gpu.log" | grep -E "FAIL|passed|failed|skipped|Error" | tail -30
-for f in tests/submissions/missing_sync.cu tests/submissions/illegal_address.cu challenges/matmul/levels/2_shared_tiling.cu; do
+for f in challenges/matmul/wrong/missing_sync.cu tests/submissions/illegal_address.cu challenges/matmul/levels/2_shared_tiling.cu; do
   echo "== $f" >> "$OUT/sanitize.txt"
   timeout 300 grader run "$f" --sanitize --cache-dir "$C1" >> "$OUT/sanitize.txt" 2>&1; echo "exit $?" >> "$OUT/sanitize.txt"
 done

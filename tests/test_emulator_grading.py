@@ -18,7 +18,7 @@ from grader.backends.emulator import encode_command
 from grader.results import CaseKind, Mode
 from grader.verdict import Verdict
 
-from conftest import NAIVE, SUBMISSIONS, corpus, expectation, graded_with, read
+from conftest import CHALLENGES, NAIVE, SUBMISSIONS, corpus, expectation, graded_with, read
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="the emulator needs g++")
 
@@ -101,7 +101,7 @@ def test_stray_writes_inside_the_output_are_named_as_such_not_as_a_missing_barri
     # One column too many, except on the last row: each stray write lands inside C (on the first
     # element of the next row), so no guard sees it; the result depends on which thread writes last.
     source = tmp_path / "stray_inside.cu"
-    text = (SUBMISSIONS / "missing_column_check.cu").read_text()
+    text = (CHALLENGES / "matmul" / "wrong" / "missing_column_check.cu").read_text()
     source.write_text(text.replace("if (row < M) {", "if (row < M && (col < K || (col == K && row < M - 1))) {"))
     report = grade(source, matmul, emulator, cache)
     assert report.verdict is Verdict.RACE, report.message
@@ -110,7 +110,7 @@ def test_stray_writes_inside_the_output_are_named_as_such_not_as_a_missing_barri
 
 
 def test_a_missing_barrier_is_still_named_as_one(matmul, emulator, cache):
-    report = grade(SUBMISSIONS / "missing_sync.cu", matmul, emulator, cache)
+    report = grade(CHALLENGES / "matmul" / "wrong" / "missing_sync.cu", matmul, emulator, cache)
     assert report.verdict is Verdict.RACE
     assert "__syncthreads() is probably missing" in report.message and "no kernel wrote" not in report.message
 
