@@ -7,6 +7,7 @@
 #pragma once
 #include "cuda_emu.h"
 #include "cuda_fp16.h"
+#include "cuda_bf16.h"  // as CUDA's mma.h: bfloat16 fragments
 
 namespace nvcuda {
 namespace wmma {
