@@ -437,6 +437,12 @@ def binary_ops(n: Names) -> list[Op]:
     return ops
 
 
+def widened(f32: np.ndarray) -> np.ndarray:
+    """float32 values as float64 (exact; a signalling NaN is just a NaN here)."""
+    with np.errstate(invalid="ignore"):
+        return f32.astype(np.float64)
+
+
 def conversion_ops(n: Names) -> list[Op]:
     F = n.fmt
     ops = []
@@ -444,15 +450,19 @@ def conversion_ops(n: Names) -> list[Op]:
     def add(name, code, expect):
         ops.append(Op("cvt", f"{F.name}:{n(name)}", n(code), expect))
 
-    f64 = lambda I: I["f"].astype(np.float64)
-    g64 = lambda I: I["g"].astype(np.float64)
+    f64 = lambda I: widened(I["f"])
+    g64 = lambda I: widened(I["g"])
     for mode in ("rn", "rz", "rd", "ru"):
         add(f"__float2{{S}}_{mode}", E(f"__float2{{S}}_{mode}(f)"), lambda I, m=mode: F.round(f64(I), m))
     add("__float2{S}", E("__float2{S}(f)"), lambda I: F.round(f64(I)))
     add("{T}(float)", E("{T}(f)"), lambda I: F.round(f64(I)))
     add("= float", "{ {T} t; t = f; r = bits(t); }", lambda I: F.round(f64(I)))
-    # cvt.rn.f16.f64 and cvt.rn.bf16.f64 turn a NaN into their default NaN, not the canonical 0x7fff
-    from_double = lambda I: np.where(np.isnan(I["d"]), F.inf | 1 << (F.mantissa - 1), F.round(I["d"])).astype(np.uint64)
+    # cvt.rn.f16.f64 and cvt.rn.bf16.f64 keep a NaN's sign and the top of its payload, quieted: no
+    # canonical 0x7fff here (an H200 says so)
+    def from_double(I):
+        raw = I["d"].view(np.uint64)
+        nan = (raw >> 63 << 15) | F.inf | (1 << (F.mantissa - 1)) | ((raw & ((1 << 52) - 1)) >> (52 - F.mantissa))
+        return np.where(np.isnan(I["d"]), nan, F.round(I["d"])).astype(np.uint64)
     add("__double2{S}", E("__double2{S}(d)"), from_double)
     add("{T}(double)", E("{T}(d)"), from_double)
     add("= double", "{ {T} t; t = d; r = bits(t); }", from_double)
@@ -679,14 +689,19 @@ def _conversion_inputs(rng) -> dict:
     near = np.concatenate([mids32, mids32 + ulp, mids32 - ulp]).astype(np.float32)
     random_bits = rng.integers(0, 1 << 32, 3000, dtype=np.uint64).astype(np.uint32).view(np.float32)
     in_range = (rng.standard_normal(N_CVT) * np.exp2(rng.integers(-26, 18, N_CVT))).astype(np.float32)
-    f = np.concatenate([special.astype(np.float32), near, random_bits])
+    # NaNs of either sign, quiet and signalling, with payloads: every conversion gives the same NaN
+    nans = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FC12345, 0x7FBFFFFF], dtype=np.uint32)
+    double_nans = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0xFFF4000000000123,
+                            0x7FFFFFFFFFFFFFFF], dtype=np.uint64).view(np.float64)
+    f = np.concatenate([special.astype(np.float32), nans.view(np.float32), near, random_bits])
     f = np.concatenate([f, in_range[: N_CVT - len(f)]]).astype(np.float32)
     g = np.roll(f, 977)
     # doubles: a midpoint nudged by far less than a float's unit in the last place must round away from
     # the tie, which rounding through float would lose
     nudge = np.where(rng.integers(0, 2, len(mids)) == 1, 1.0, -1.0) * np.abs(mids) * 2.0 ** -40
-    d = np.concatenate([special, mids, mids + nudge, rng.standard_normal(3000) * np.exp2(rng.integers(-30, 20, 3000))])
-    d = np.concatenate([d, f[: N_CVT - len(d)].astype(np.float64)])
+    d = np.concatenate([special, double_nans, mids, mids + nudge,
+                        rng.standard_normal(3000) * np.exp2(rng.integers(-30, 20, 3000))])
+    d = np.concatenate([d, widened(f[: N_CVT - len(d)])])
     ints = [0, 1, -1, 2047, 2048, 2049, 2050, 2051, 4097, 4099, 65504, 65519, 65520, 65535, 65536, 32767, -32768,
             255, 256, 257, 259, 2 ** 31 - 1, -2 ** 31, 2 ** 32 - 1, 2 ** 63 - 1, -2 ** 63, 2 ** 24 + 1,
             2 ** 40 + 2 ** 31, 3 * 2 ** 60]
@@ -968,8 +983,9 @@ def build_emulated(source: str, work: Path) -> Path:
     (work / "probe.cpp").write_text(translate(source).text + GLUE)
     runtime = work / "runtime.o"
     if not runtime.exists():
-        subprocess.run(["g++", *CXX_FLAGS, "-I", str(INCLUDE), "-c", str(RUNTIME), "-o", str(runtime)],
-                       check=True, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(["g++", *CXX_FLAGS, "-I", str(INCLUDE), "-c", str(RUNTIME), "-o", str(runtime)],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-6000:]
     proc = subprocess.run(["g++", *CXX_FLAGS, "-I", str(INCLUDE), str(runtime), "-include", "cuda_emu.h",
                            "-x", "c++", "probe.cpp", "-o", "probe"], cwd=work, capture_output=True, text=True,
                           timeout=900)
@@ -1046,7 +1062,7 @@ def test_the_reference_rounding_agrees_with_numpy_and_ml_dtypes():
                         rng.integers(0, 1 << 32, 5000, dtype=np.uint64).astype(np.uint32).view(np.float32)])
     expected = f.astype(ml_dtypes.bfloat16).view(np.uint16).astype(np.uint64)
     nan = np.isnan(f)
-    assert np.array_equal(BF16.round(f.astype(np.float64))[~nan], expected[~nan])
+    assert np.array_equal(BF16.round(widened(f))[~nan], expected[~nan])
 
 
 def test_directed_rounding_of_the_reference():

@@ -11,8 +11,8 @@
 //     correctly rounded on every 16-bit input (checked on an H200), except the tanh.approx hardware
 //     approximation behind htanh_approx, which may be one unit in the last place away.
 //
-// A NaN result is the canonical NaN, 0x7fff, as on the GPU (a negated or absolute NaN too); a double
-// NaN converts to the default NaN of cvt.f16.f64 / cvt.bf16.f64 (0x7e00 / 0x7fc0). Float-to-integer
+// A NaN result is the canonical NaN, 0x7fff, as on the GPU (a negated or absolute NaN too); only a
+// double NaN converts keeping its sign and the top of its payload, quieted. Float-to-integer
 // conversions saturate; NaN gives 0, or 0x8000000000000000 for the 64-bit ones.
 //
 // Everything here lives in namespace emu: the global names are the two CUDA headers'. The EMU_LOWP_*
@@ -160,12 +160,15 @@ inline float widen_half(unsigned short bits) {
 inline float widen_bfloat16(unsigned short bits) {
     return bit_cast<float>(static_cast<unsigned>(bits) << 16);
 }
-// A double rounded once (cvt.rn.f16.f64 / cvt.rn.bf16.f64); a NaN gives that instruction's default
-// NaN, the quiet one with no payload (0x7e00 / 0x7fc0), not the canonical 0x7fff of the others.
+// A double rounded once (cvt.rn.f16.f64 / cvt.rn.bf16.f64). Unlike every other operation, this
+// conversion keeps a NaN's sign and the top of its payload, quieted (not the canonical 0x7fff).
 template <int M, int E>
 inline unsigned short from_double_bits(double x) {
-    constexpr unsigned default_nan = ((1u << E) - 1u) << M | 1u << (M - 1);
-    return x != x ? static_cast<unsigned short>(default_nan) : encode<M, E>(x);
+    if (x == x) return encode<M, E>(x);
+    unsigned long long raw;
+    std::memcpy(&raw, &x, 8);
+    const unsigned payload = static_cast<unsigned>((raw & 0xfffffffffffffull) >> (52 - M));
+    return static_cast<unsigned short>((raw >> 63) << 15 | ((1u << E) - 1u) << M | 1u << (M - 1) | payload);
 }
 template <class T>
 inline float to_float(T v) {

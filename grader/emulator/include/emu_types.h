@@ -35,10 +35,11 @@
 // ---------------------------------------------------------------------------
 // 0. Standard headers that CUDA's implicit includes make available.
 // ---------------------------------------------------------------------------
-// <memory> is included before the qualifier macros are defined: libstdc++'s
-// <bits/shared_ptr_base.h> spells an attribute as __attribute__((__noinline__)),
-// which would break once __noinline__ is a macro. Including it here first means
-// its include guard keeps later #include <memory> in user code harmless.
+// <memory> and <string> are included before the qualifier macros are defined:
+// libstdc++'s <bits/shared_ptr_base.h> (and, from GCC 13, <bits/basic_string.h>)
+// spells an attribute as __attribute__((__noinline__)), which would break once
+// __noinline__ is a macro. Including them here first means their include guards
+// keep later includes of them (by user code or the runtime) harmless.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +53,7 @@
 #include <limits>
 #include <chrono>
 #include <memory>
+#include <string>
 // libstdc++'s <math.h>/<stdlib.h> wrappers add `using std::sqrt; using std::abs;`
 // etc. to the global namespace, so sqrt(float), fabs(float), abs(float), ...
 // resolve to the float overloads unqualified, exactly as in CUDA.
