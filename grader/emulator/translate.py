@@ -608,7 +608,8 @@ def _unsupported_calls(toks: list[_Tok]) -> set[Finding]:
     return findings
 
 
-_FLOATING = {"float", "double", "half", "__half", "__nv_bfloat16", "float2", "float4", "double2"}
+_FLOATING = {"float", "double", "half", "__half", "half2", "__half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162",
+             "nv_bfloat162", "float2", "float4", "double2"}
 
 
 def _volatile_warnings(toks: list[_Tok], device: list[bool]) -> set[Finding]:
