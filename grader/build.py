@@ -178,8 +178,16 @@ SOLVE_HEADER = "solve.h"
 the declaration it includes gives the definition C linkage."""
 
 
+TYPE_HEADERS = (("half", "cuda_fp16.h"), ("__nv_bfloat16", "cuda_bf16.h"), ("int8_t", "cstdint"), ("uint8_t", "cstdint"))
+"""The header that declares each element type a prototype may name (LeetGPU's solve.h includes them, so a
+file that includes "solve.h" before them compiles there)."""
+
+
 def write_solve_header(work: Path, prototype: str) -> None:
-    (work / SOLVE_HEADER).write_text(f'#pragma once\n// The entry point, as the challenge declares it.\nextern "C" {prototype};\n')
+    words = set(re.findall(r"\w+", prototype))
+    includes = "".join(f"#include <{header}>\n" for header in dict.fromkeys(h for t, h in TYPE_HEADERS if t in words))
+    (work / SOLVE_HEADER).write_text(f'#pragma once\n{includes}// The entry point, as the challenge declares it.\n'
+                                     f'extern "C" {prototype};\n')
 
 
 def line_name(display_path: str) -> str:
