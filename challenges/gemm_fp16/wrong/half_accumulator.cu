@@ -1,11 +1,10 @@
 // expect: WRONG_ANSWER
-// Level 1 with the sum kept in half: acc = __hfma(a, b, acc), the GPU's half fused multiply-add
-// (twice the throughput of FP32 on many GPUs, and no conversions). Each step rounds the running sum
-// to 11 significant bits, so the sum drifts by about 2^-12 of its size per step, and the errors
-// add up along k: at K = 1000 with inputs in [-1, 1] the result is off by a few hundredths, ten
-// times what one rounding of the result to half allows. LeetGPU asks for FP32 accumulation for
-// this reason; the grader holds a kernel to it (statement.md, "Accuracy": the answer must be the
-// exact result rounded to half once, give or take FP32 noise).
+// Level 1 with the sum kept in half: acc = __hfma(a, b, acc), the GPU's half fused multiply-add, no
+// conversions. Each step rounds the running sum to 11 significant bits, so the sum drifts by about
+// 2^-12 of its size per step, and the errors add up along k: already at K = 16 (LeetGPU's tests) the
+// worst element is about 6 times the limit, and at K = 1000 about 13 times (statement.md, "Accuracy":
+// the answer must be the exact result rounded to half once, give or take FP32 noise). LeetGPU asks for
+// FP32 accumulation for this reason, though its tolerance of 0.05 lets this kernel through.
 // The fix: an FP32 accumulator (acc += __half2float(a) * __half2float(b)); the products of halves
 // are exact in FP32, so only the additions round, 8192 times more finely.
 #include <cuda_fp16.h>

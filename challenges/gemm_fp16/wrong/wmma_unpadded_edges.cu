@@ -1,4 +1,5 @@
 // expect: WRONG_ANSWER
+// expect-message: past its end
 // A tensor-core kernel written for sizes that are multiples of 16 (all of LeetGPU's tests are): each
 // warp loads its 16×16 fragments of A and B straight from global memory with load_matrix_sync and
 // takes whole 16-wide steps along k. Its stores are guarded (the accumulator goes through shared
@@ -6,10 +7,12 @@
 // Where K is not a multiple of 16 the last step reads past the end of each row of A, that is the
 // first elements of the next row, and past the last row of B, beyond the end of the buffer; where M
 // or N is not, the edge warps read rows of A past M and columns of B past N. The first kind changes
-// the answer (a row's sum picks up products of its neighbour's values), and the reads past the end
-// of a buffer pick up whatever lies there (the grader's guard, NaN, spoils the sum).
-// The first failing case is LeetGPU's 2×2×3 example shape. The fix: stage the tiles through shared
-// memory with zeros past every edge (levels/3_wmma.cu), or handle the edges without tensor cores.
+// the answer (a row's sum picks up products of its neighbour's values); the reads past the end of a
+// buffer pick up whatever lies there (the grader's guard, NaN, spoils the sum). The emulator names
+// the first such read: at 1×1×1, the very first case, the warp reads 16 rows of a 1×1 matrix.
+// (WMMA also wants ldm, here K and N, to be a multiple of 8 halves: another thing this layout breaks.)
+// The fix: stage the tiles through shared memory with zeros past every edge (levels/3_wmma.cu), or
+// handle the edges without tensor cores.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
