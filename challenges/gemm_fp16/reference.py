@@ -141,22 +141,26 @@ def variants(inputs, rng):
 
     ascending = _sequential(a32, b32, range(k))
     half_k = k // 2
+    split = _sequential(a32, b32, range(half_k)) + _sequential(a32, b32, range(half_k, k))
+    product_first = _to_half(_to_half(alpha * ascending).astype(np.float32) + beta * c32)
+    a_transposed = a32.reshape(-1).reshape(k, m).T.copy()  # the M·K values of A read as K rows of M
+    b_transposed = b32.reshape(-1).reshape(n, k).T.copy()  # the K·N values of B read as N rows of K
     found = {
         "fp32 k ascending": (out(ascending), "pass"),
         "fp32 k ascending, fma epilogue": (out(ascending, fused=True), "pass"),
         "fp32 k descending": (out(_sequential(a32, b32, range(k - 1, -1, -1))), "pass"),
         "fp32 pairwise tree": (out(_pairwise(a32, b32)), "pass"),
-        "fp32 split-K halves": (out(_sequential(a32, b32, range(half_k)) + _sequential(a32, b32, range(half_k, k))), "pass"),
+        "fp32 split-K halves": (out(split), "pass"),
         "fp32 chunks of 16 (tensor core)": (out(_chunked(a32, b32, 16, toward_zero=False)), "pass"),
         "fp32 chunks of 16 truncated": (out(_chunked(a32, b32, 16, toward_zero=True)), "pass"),
         "half accumulator": (out(_half_sum(a, b)), "fail"),
         "half accumulator fragments (wmma)": (out(_half_chunks(a32, b32, 16)), "fail"),
-        "product rounded to half first": ({"C": _to_half(_to_half(alpha * ascending).astype(np.float32) + beta * c32)}, "fail"),
+        "product rounded to half first": ({"C": product_first}, "fail"),
         "half epilogue": ({"C": _half_epilogue(ascending, c, alpha, beta)}, "fail"),
         "beta term dropped": ({"C": _to_half(alpha * ascending)}, "fail"),
         "alpha applied twice": (out(np.float32(alpha) * ascending), "fail"),
-        "A read as K x M": (out(_sequential(a32.reshape(-1)[:m * k].reshape(k, m).T.copy(), b32, range(k))), "fail"),
-        "B read as N x K": (out(_sequential(a32, b32.reshape(-1).reshape(n, k).T.copy(), range(k))), "fail"),
+        "A read as K x M": (out(_sequential(a_transposed, b32, range(k))), "fail"),
+        "B read as N x K": (out(_sequential(a32, b_transposed, range(k))), "fail"),
         "C read after split-K wrote it": ({"C": _split_overwrite(a32, b32, c32, alpha, beta)}, "fail"),
     }
     return found

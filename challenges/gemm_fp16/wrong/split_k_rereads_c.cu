@@ -18,7 +18,9 @@ __global__ void gemm_k_range(const half* A, const half* B, half* C, int M, int N
     int row = blockIdx.y * BLOCK + threadIdx.y;
     if (row >= M || col >= N) return;
     float acc = 0.0f;
-    for (int k = k_begin; k < k_end; ++k) acc += __half2float(A[(size_t)row * K + k]) * __half2float(B[(size_t)k * N + col]);
+    for (int k = k_begin; k < k_end; ++k) {
+        acc += __half2float(A[(size_t)row * K + k]) * __half2float(B[(size_t)k * N + col]);
+    }
     size_t at = (size_t)row * N + col;
     C[at] = __float2half_rn(alpha * acc + beta * __half2float(C[at]));  // BUG in the second pass: C is no longer C
 }

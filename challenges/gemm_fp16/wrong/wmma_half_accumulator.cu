@@ -21,7 +21,8 @@ constexpr int FRAGS_M = WM / WMMA, FRAGS_N = WN / WMMA;
 constexpr int THREADS = WARPS_M * WARPS_N * 32;
 constexpr int A_LD = BK + 8, B_LD = BN + 8;
 
-__global__ void gemm_wmma_half_acc(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
+__global__ void gemm_wmma_half_acc(const half* A, const half* B, half* C, int M, int N, int K, float alpha,
+                                   float beta) {
     __shared__ __align__(32) half As[BM][A_LD];
     __shared__ __align__(32) half Bs[BK][B_LD];
     __shared__ __align__(32) half scratch[WARPS_M * WARPS_N][WMMA * WMMA];
