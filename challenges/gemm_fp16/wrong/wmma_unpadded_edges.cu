@@ -1,5 +1,5 @@
 // expect: WRONG_ANSWER
-// expect-message: past its end
+// expect-message: NaN or infinite
 // A tensor-core kernel written for sizes that are multiples of 16 (all of LeetGPU's tests are): each
 // warp loads its 16×16 fragments of A and B straight from global memory with load_matrix_sync and
 // takes whole 16-wide steps along k. Its stores are guarded (the accumulator goes through shared
