@@ -89,12 +89,15 @@ void store_matrix_sync(P* p, const fragment<accumulator, M, N, K, T, void>& f, u
 template <int M, int N, int K, class TA, class LA, class TB, class LB, class TC>
 void mma_sync(fragment<accumulator, M, N, K, TC, void>& d, const fragment<matrix_a, M, N, K, TA, LA>& a,
               const fragment<matrix_b, M, N, K, TB, LB>& b, const fragment<accumulator, M, N, K, TC, void>& c) {
-    float result[M * N];
+    // Each operand converted once (a half's conversion costs more than the multiply-add it feeds), then
+    // the same fused multiply-adds in the same order as before: the same bits.
+    float fa[M * K], fb[K * N], result[M * N];
+    for (int i = 0; i < M * K; ++i) fa[i] = detail::operand<TA>(a.x[i]);
+    for (int i = 0; i < K * N; ++i) fb[i] = detail::operand<TB>(b.x[i]);
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) {
             float sum = static_cast<float>(c.x[i * N + j]);
-            for (int k = 0; k < K; ++k)
-                sum = std::fma(detail::operand<TA>(a.x[i * K + k]), detail::operand<TB>(b.x[k * N + j]), sum);
+            for (int k = 0; k < K; ++k) sum = std::fma(fa[i * K + k], fb[k * N + j], sum);
             result[i * N + j] = sum;
         }
     for (int i = 0; i < M * N; ++i) d.x[i] = static_cast<TC>(result[i]);
