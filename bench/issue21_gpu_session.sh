@@ -20,6 +20,25 @@ check)
     echo "$slug: rc=$? $(( $(date +%s) - start )) s"
     python3 -m grader levels "$slug" --json > "$OUT/levels-$slug.json" 2>/dev/null
   done
+  # One file back (the device returns few files): every challenge's check and ladder, and the errors' tails
+  python3 - "$OUT" <<'PY'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1]); summary = {}
+for check in sorted(out.glob("check-*.json")):
+    slug = check.stem.removeprefix("check-")
+    entry = summary[slug] = {}
+    for kind in ("check", "levels"):
+        path = out / f"{kind}-{slug}.json"
+        try:
+            entry[kind] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            entry[kind] = None
+        path.unlink(missing_ok=True)
+    err = out / f"check-{slug}.err"
+    entry["stderr_tail"] = err.read_text()[-3000:] if err.exists() else ""
+    err.unlink(missing_ok=True)
+(out / f"summary-{'-'.join(sorted(summary))[:80]}.json").write_text(json.dumps(summary, indent=1))
+PY
   ;;
 tests)
   timeout 300 python3 -m pytest -m gpu -q -p no:cacheprovider -rs tests/test_gpu_types.py tests/test_kit_types.py 2>&1 \

@@ -1,5 +1,6 @@
 // expect: RUNTIME_ERROR
 // expect-message: empty
+// expect-cuda: RUNTIME_ERROR
 // Level 1 with the grid's size computed by plain integer division: output_cols / 32 blocks across and
 // output_rows / 8 down, which rounds down. An output narrower than 32 or shorter than 8 gets a grid
 // with no blocks at all, and CUDA refuses such a launch (cudaErrorInvalidValue), which is what the
