@@ -1,5 +1,5 @@
 // expect: ACCEPTED
-// Level 3 — one pass: decoupled look-back (Merrill and Garland's single-pass scan), float4 loads.
+// Level 3 — one pass: decoupled look-back (Merrill and Garland's single-pass scan).
 //
 // Level 2 reads the input twice because a tile cannot start its scan's second half before it knows the
 // sum of every tile before it. Here each tile learns that sum from its predecessors while the kernel
@@ -21,11 +21,16 @@
 // Nothing is cleared between calls: every call has a new epoch number, and a tag from an older call
 // reads as "nothing published yet"; the ticket counter keeps counting, and the host subtracts the
 // tickets earlier calls drew. The state is zeroed once, when it is allocated.
-// Loads and stores are float4 (two per thread, its eight consecutive elements) when both pointers are
-// 16-byte aligned and the tile is whole; scalar otherwise.
+// Loads and stores are coalesced through shared memory, as in level 2. (A first version loaded each
+// thread's eight consecutive elements straight from global memory as two float4: every load and store
+// instruction of a warp then touched 32 addresses 32 bytes apart, and on an H200 it moved its 8 bytes
+// per element at 1.85 TB/s, slower than level 2's 12 at 3.4 TB/s; sleeping between the look-back's
+// polls, or tiles of 4,096, changed nothing. Staged, as below: bench/results/2026-11-26-issue21-h200.)
 // Expected: about 12/8 of level 2's speed at 2^24 and above (its traffic), and at LeetGPU's 250,000
 // elements one launch instead of three, which at that size (1 MB each way, under a microsecond of
-// memory time on an H100) is most of the difference. The sums are those of level 2, tile by tile; only the
+// memory time on an H100) is most of the difference. Measured on an H200: 1.6x level 2 at 250,000, but
+// 0.89x at 2^24 and 2^25 + 1,025 (2.05 TB/s where level 2 moves its 12 bytes at 3.4): the chain of
+// look-backs, each tile waiting on the ones before it, sets the pace there, not the bytes. The sums are those of level 2, tile by tile; only the
 // tiles' offsets depend on how far each look-back had to go, which timing decides, so the last bits of
 // an output can change from one call to the next (every such order is within the tolerance:
 // statement.md, "Accuracy").
@@ -38,6 +43,9 @@ constexpr unsigned TILE = THREADS * ITEMS;     // elements per tile: 2,048
 constexpr unsigned WARPS = THREADS / 32;
 constexpr unsigned FULL_MASK = 0xffffffffu;
 constexpr unsigned LAST_EPOCH = 0x7fffffffu;   // tags are 2 · epoch + kind, in 32 bits
+constexpr unsigned PADDED = TILE + TILE / 32;  // the staging array, one float of padding every 32
+
+__device__ __forceinline__ unsigned padded(unsigned j) { return j + j / 32; }
 
 // A descriptor's tag: 2 · epoch for an aggregate, 2 · epoch + 1 for an inclusive prefix; 0 (how the state
 // starts) and any other call's tags mean that the tile has published nothing in this call.
@@ -106,10 +114,40 @@ __device__ float scan_tile(float (&items)[ITEMS], float* tile_total) {
     return warp_offsets[warp] + lane_offset;
 }
 
+// Loads in[base .. base + TILE) (zeros at and past count) so that thread t holds elements base + 8t ..
+// base + 8t + 7 in items[]: read from global memory with consecutive threads on consecutive addresses
+// (coalesced), then each thread's eight from shared memory (padded: the eight-apart reads of a warp fall
+// in 32 banks), as level 2 does. Every thread of the block must call it.
+__device__ void load_tile(const float* in, unsigned base, unsigned count, float* staging, float (&items)[ITEMS]) {
+    unsigned tid = threadIdx.x;
+#pragma unroll
+    for (unsigned k = 0; k < ITEMS; ++k) {
+        unsigned j = k * THREADS + tid;
+        staging[padded(j)] = base + j < count ? in[base + j] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned k = 0; k < ITEMS; ++k) items[k] = staging[padded(tid * ITEMS + k)];
+    __syncthreads();  // every thread has its items before staging is written again
+}
+
+// The way back: thread t's items[] to out[base + 8t ..], below count only, coalesced through staging.
+__device__ void store_tile(float* out, unsigned base, unsigned count, float* staging, const float (&items)[ITEMS]) {
+    unsigned tid = threadIdx.x;
+#pragma unroll
+    for (unsigned k = 0; k < ITEMS; ++k) staging[padded(tid * ITEMS + k)] = items[k];
+    __syncthreads();
+#pragma unroll
+    for (unsigned k = 0; k < ITEMS; ++k) {
+        unsigned j = k * THREADS + tid;
+        if (base + j < count) out[base + j] = staging[padded(j)];
+    }
+}
+
 // state[0] counts tickets; state[1 + t] is tile t's descriptor. first_ticket: the tickets earlier calls drew.
-template <bool VECTOR>
 __global__ void scan_single_pass(const float* in, float* out, unsigned count, unsigned long long* state,
                                  unsigned long long first_ticket, unsigned epoch) {
+    __shared__ float staging[PADDED];
     __shared__ unsigned shared_tile;
     __shared__ float shared_exclusive;
     unsigned tid = threadIdx.x;
@@ -117,19 +155,9 @@ __global__ void scan_single_pass(const float* in, float* out, unsigned count, un
     __syncthreads();
     unsigned tile = shared_tile;
     unsigned long long* descriptors = state + 1;
-    // This thread's elements: first .. first + 7. Unsigned: below count + 2,047, under 2^32.
-    unsigned first = tile * TILE + tid * ITEMS;
-    bool whole = tile * TILE + TILE <= count;
+    unsigned base = tile * TILE;  // unsigned: below count + 2,047, under 2^32
     float items[ITEMS];
-    if (VECTOR && whole) {
-        const float4* in4 = reinterpret_cast<const float4*>(in + first);
-        float4 a = in4[0], b = in4[1];
-        items[0] = a.x, items[1] = a.y, items[2] = a.z, items[3] = a.w;
-        items[4] = b.x, items[5] = b.y, items[6] = b.z, items[7] = b.w;
-    } else {
-#pragma unroll
-        for (unsigned k = 0; k < ITEMS; ++k) items[k] = first + k < count ? in[first + k] : 0.0f;
-    }
+    load_tile(in, base, count, staging, items);
     float aggregate;
     float offset = scan_tile(items, &aggregate);
     if (tid == 0) publish(descriptors + tile, 2 * epoch + (tile == 0), aggregate);  // tile 0's is a prefix
@@ -144,15 +172,7 @@ __global__ void scan_single_pass(const float* in, float* out, unsigned count, un
     offset = shared_exclusive + offset;
 #pragma unroll
     for (unsigned k = 0; k < ITEMS; ++k) items[k] = offset + items[k];
-    if (VECTOR && whole) {
-        float4* out4 = reinterpret_cast<float4*>(out + first);
-        out4[0] = make_float4(items[0], items[1], items[2], items[3]);
-        out4[1] = make_float4(items[4], items[5], items[6], items[7]);
-    } else {
-#pragma unroll
-        for (unsigned k = 0; k < ITEMS; ++k)
-            if (first + k < count) out[first + k] = items[k];
-    }
+    store_tile(out, base, count, staging, items);
 }
 
 // The look-back state: the ticket counter and one descriptor per tile. Allocated (and zeroed) by the
@@ -187,18 +207,13 @@ static cudaError_t prepare_state(size_t tiles) {
     return cudaSuccess;
 }
 
-static bool aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 extern "C" void solve(const float* input, float* output, int N) {
     if (N <= 0) return;
     unsigned count = (unsigned)N;
     unsigned tiles = (count - 1) / TILE + 1;
     if (prepare_state(tiles) != cudaSuccess) return;  // output stays unwritten, and the check says so
     ++epoch;
-    if (aligned(input) && aligned(output))
-        scan_single_pass<true><<<tiles, THREADS>>>(input, output, count, state, tickets_drawn, epoch);
-    else
-        scan_single_pass<false><<<tiles, THREADS>>>(input, output, count, state, tickets_drawn, epoch);
+    scan_single_pass<<<tiles, THREADS>>>(input, output, count, state, tickets_drawn, epoch);
     if (cudaGetLastError() != cudaSuccess) {
         epoch = LAST_EPOCH;  // the kernel did not run: count nothing, and zero the state next call
         return;

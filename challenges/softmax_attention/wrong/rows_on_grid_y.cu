@@ -1,5 +1,6 @@
 // expect: RUNTIME_ERROR
 // expect-message: 65535
+// expect-cuda: RUNTIME_ERROR
 // One block per query row, with the rows on the grid's y axis: dim3 grid(1, M). Correct in every other
 // respect (level 2's kernel, reading blockIdx.y where level 2 reads blockIdx.x), and right on all of
 // LeetGPU's examples. But a grid's y and z extents are limited to 65,535 blocks, only x goes to 2^31 - 1,

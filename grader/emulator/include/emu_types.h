@@ -718,6 +718,9 @@ EMU_TYPES_INLINE_ void __threadfence_system() { __atomic_thread_fence(__ATOMIC_S
 // ---------------------------------------------------------------------------
 // 6. Miscellaneous.
 // ---------------------------------------------------------------------------
+// __nanosleep (sm_70): a hint that the thread may wait about that long; CUDA promises no length, so here
+// it waits none (a spin loop around it polls as it would without it).
+EMU_TYPES_INLINE_ void __nanosleep(unsigned int) {}
 [[noreturn]] EMU_TYPES_INLINE_ void __trap() { __builtin_trap(); }
 [[noreturn]] EMU_TYPES_INLINE_ void __brkpt() { __builtin_trap(); }
 
