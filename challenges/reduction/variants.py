@@ -22,7 +22,7 @@ import numpy as np
 BLOCK = 256
 """Threads per block in every level, as in levels/*.cu."""
 FULL_GRID = 132 * 8
-"""Blocks of levels 6 and 7 on an H100 or H200 (132 multiprocessors, 8 blocks of 256 threads each);
+"""Blocks of levels 5 and 6 on an H100 or H200 (132 multiprocessors, 8 blocks of 256 threads each);
 the emulator reports the same count."""
 FLOAT_EXACT = 1 << 24
 """Above this a float no longer holds every integer."""
@@ -46,10 +46,10 @@ def _methods(rng: np.random.Generator) -> dict:
     """name: (sum of the float32 input, "pass" or "fail"[, HALF])."""
     return {
         "level 1: interleaved tree, multi-pass": (lambda x: block_passes(x, tree=tree_interleaved), "pass"),
-        "levels 2, 4, 5: sequential-addressing tree": (lambda x: block_passes(x), "pass"),
-        "level 3: two loads added, then the tree": (lambda x: block_passes(x, loads=2), "pass"),
-        "level 6: grid-stride loop, 1056 blocks": (lambda x: grid_stride(x, 1), "pass"),
-        "level 7: float4 grid-stride, warp shuffles": (lambda x: grid_stride(x, 4), "pass"),
+        "level 2: sequential-addressing tree": (lambda x: block_passes(x), "pass"),
+        "levels 3, 4: two loads added, then the tree": (lambda x: block_passes(x, loads=2), "pass"),
+        "level 5: grid-stride loop, 1056 blocks": (lambda x: grid_stride(x, 1), "pass"),
+        "level 6: float4 grid-stride, warp shuffles": (lambda x: grid_stride(x, 4), "pass"),
         "block trees, atomicAdd in random order": (lambda x: atomic_partials(x, rng), "pass"),
         "numpy np.sum (pairwise, FP32)": (lambda x: np.sum(x, dtype=np.float32), "pass"),
         "one thread, sequential FP32 loop": (sequential, "pass"),
@@ -85,8 +85,8 @@ def to_f16(x: np.ndarray) -> np.ndarray:
 
 def tree_sequential(a: np.ndarray, round_to=None) -> np.ndarray:
     """Each row of `a` (power-of-two width) summed as `s = width/2 .. 1: a[t] += a[t + s]` for t < s:
-    sequential addressing (levels 2 to 5), and also what __shfl_down_sync with offsets 16 .. 1 does
-    within a warp (level 7). `round_to` rounds every partial sum (a reduced-precision tree)."""
+    sequential addressing (levels 2 to 4), and also what __shfl_down_sync with offsets 16 .. 1 does
+    within a warp (level 6). `round_to` rounds every partial sum (a reduced-precision tree)."""
     s = a.shape[1] // 2
     while s:
         a[:, :s] += a[:, s:2 * s]
@@ -114,9 +114,9 @@ def padded_rows(x: np.ndarray, width: int, dtype=np.float32) -> np.ndarray:
 
 
 def block_passes(x: np.ndarray, loads: int = 1, tree=tree_sequential, dtype=np.float32, round_to=None) -> float:
-    """Levels 1 to 5: one partial sum per block of BLOCK threads, each thread first adding `loads`
-    elements a block's width apart (two in level 3), then the block's tree; the partials are reduced
-    the same way, pass after pass, until one value is left. An empty x sums to 0 (a kernel that
+    """Levels 1 to 4: one partial sum per block of BLOCK threads, each thread first adding `loads`
+    elements a block's width apart (two in levels 3 and 4), then the block's tree; the partials are
+    reduced the same way, pass after pass, until one value is left. An empty x sums to 0 (a kernel that
     reads nothing writes the 0 it started from)."""
     values = np.asarray(x, dtype)
     while True:
@@ -132,10 +132,10 @@ def block_passes(x: np.ndarray, loads: int = 1, tree=tree_sequential, dtype=np.f
 
 
 def grid_stride_pass(x: np.ndarray, blocks: int, vector: int, dtype=np.float32) -> np.ndarray:
-    """One pass of levels 6 (vector = 1) and 7 (vector = 4): blocks · BLOCK threads walk the array in
+    """One pass of levels 5 (vector = 1) and 6 (vector = 4): blocks · BLOCK threads walk the array in
     steps of the grid's width, each adding its elements (a float4 as (x + y) + (z + w)) to its own
-    sum one after another; in level 7 the first N % 4 threads then add the tail. Level 6 finishes
-    each block with the sequential-addressing tree; level 7 with shuffles in each warp (the same
+    sum one after another; in level 6 the first N % 4 threads then add the tail. Level 5 finishes
+    each block with the sequential-addressing tree; level 6 with shuffles in each warp (the same
     tree over 32 lanes) and then over the block's 8 warp sums. `dtype` float16 is
     wrong/half_accumulation.cu: the same loop and tree with every value and sum in half."""
     threads = blocks * BLOCK
@@ -157,7 +157,7 @@ def grid_stride_pass(x: np.ndarray, blocks: int, vector: int, dtype=np.float32) 
 
 
 def grid_stride(x: np.ndarray, vector: int, max_blocks: int = FULL_GRID, dtype=np.float32) -> float:
-    """Levels 6 and 7: a grid of at most `max_blocks` blocks, then one block over their partial sums."""
+    """Levels 5 and 6: a grid of at most `max_blocks` blocks, then one block over their partial sums."""
     values = np.asarray(x, np.float32)
     blocks = min(-(-values.size // (BLOCK * vector)), max_blocks)
     values = grid_stride_pass(values, blocks, vector, dtype)

@@ -13,7 +13,7 @@
 // values in registers, it does not order one lane after another. __syncwarp() does: it waits for the
 // warp's lanes and makes their shared-memory writes visible to each other. Each step therefore reads
 // its neighbour's value into a register, waits, writes its own, and waits again, so that no lane
-// overwrites a value another lane has still to read. (Warp shuffles, level 7, need none of this.)
+// overwrites a value another lane has still to read. (Warp shuffles, level 6, need none of this.)
 //
 // The passes are unchanged: one partial sum per block into scratch, then the same kernel on the
 // partial sums until one block writes output[0].

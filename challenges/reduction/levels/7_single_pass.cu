@@ -1,14 +1,14 @@
 // expect: ACCEPTED
-// Level 8 — one launch, four loads in flight per thread.
+// Level 7 — one launch, four loads in flight per thread.
 //
-// Over level 7, two changes, both about keeping the memory busy from the first nanosecond to the last:
-// - Four float4 loads per loop step. Level 7's loop adds each float4 into the thread's sum before the
+// Over level 6, two changes, both about keeping the memory busy from the first nanosecond to the last:
+// - Four float4 loads per loop step. Level 6's loop adds each float4 into the thread's sum before the
 //   next one is asked for, so a thread has one 16-byte load in flight at a time. Here a step issues four
 //   loads (a grid's width apart, so each is still coalesced across the warp) into four registers, and
 //   only then adds them, each into an accumulator of its own: 64 bytes in flight per thread, and the
 //   four additions no longer wait on one another. The leftover float4s (fewer than four grid widths)
 //   and the last N % 4 elements are added one at a time.
-// - One launch. Level 7 ends with a second kernel, one block adding the grid's partial sums: its launch
+// - One launch. Level 6 ends with a second kernel, one block adding the grid's partial sums: its launch
 //   and its start-up sit in the timed call while the memory idles. Here every block writes its partial
 //   sum, makes it visible to the whole GPU (__threadfence), and counts itself done with an atomic
 //   increment of a counter in global memory; the block that counts last knows every partial sum is
@@ -31,7 +31,7 @@ __device__ float warp_sum(float v) {
 }
 
 // The sum of v over the block, right in thread 0: shuffles within each warp, then warp 0 over the
-// warps' sums (level 7's tree).
+// warps' sums (level 6's tree).
 __device__ float block_sum(float v) {
     __shared__ float warp_sums[BLOCK / 32];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -110,7 +110,7 @@ static unsigned full_grid() {
     return blocks;
 }
 
-// The partial sums: at most full_grid() floats, allocated by the first call and kept (level 7).
+// The partial sums: at most full_grid() floats, allocated by the first call and kept (level 6).
 static float* scratch = nullptr;
 
 extern "C" void solve(const float* input, float* output, int N) {

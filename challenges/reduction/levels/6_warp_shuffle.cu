@@ -1,7 +1,7 @@
 // expect: ACCEPTED
-// Level 7 — float4 loads, and warp shuffles instead of shared memory for the tree.
+// Level 6 — float4 loads, and warp shuffles instead of shared memory for the tree.
 //
-// Over level 6, two changes:
+// Over level 5, two changes:
 // - Loads: when the input is 16-byte aligned, each step of the grid-stride loop reads a float4, four
 //   elements with one instruction, and adds them as (x + y) + (z + w) before adding that to the
 //   thread's sum. A quarter of the load instructions for the same bytes, so more bytes in flight per
@@ -12,9 +12,9 @@
 //   __syncwarp: the shuffle itself is the synchronization, every lane named in the mask taking part.
 //   Lane 0 of each warp then holds its warp's sum; the eight warp sums go through a shared array of
 //   eight floats (one __syncthreads) and warp 0 adds them with the same shuffles. One barrier per
-//   block instead of level 6's three, no __syncwarp, and 8 floats of shared memory instead of 256.
+//   block instead of level 5's three, no __syncwarp, and 8 floats of shared memory instead of 256.
 //
-// Two passes, as in level 6: a grid sized to the GPU leaves its partial sums in scratch, and one
+// Two passes, as in level 5: a grid sized to the GPU leaves its partial sums in scratch, and one
 // block of the same kernel adds them into output[0]. (atomicAdd of each block's sum into an output
 // zeroed first would save the second launch, but its result would depend on the order the blocks
 // finish in; this way every call returns the same bits.)
