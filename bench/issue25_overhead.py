@@ -21,10 +21,10 @@ from pathlib import Path
 
 LEVELS = {
     "cuda": ["matmul/levels/1_naive.cu", "matmul/levels/4_register_tiles.cu", "matmul/levels/7_autotuned_wgmma.cu",
-             "vector_add/levels/4_float4_full_grid.cu", "reduction/levels/8_single_pass.cu",
+             "vector_add/levels/4_float4_full_grid.cu", "reduction/levels/7_single_pass.cu",
              "softmax/levels/4_float4_shuffle.cu", "matrix_transpose/levels/5_wide_tile.cu"],
     "emulator": ["matmul/levels/1_naive.cu", "matmul/levels/2_shared_tiling.cu", "vector_add/levels/1_naive.cu",
-                 "reduction/levels/7_warp_shuffle.cu"],
+                 "reduction/levels/6_warp_shuffle.cu"],
 }
 
 
