@@ -7,9 +7,9 @@ B=$(mktemp -d)
 ARCH=-arch=sm_90
 nvcc -O3 $ARCH -o $B/probe bench/probe/memory_bound_probe.cu -ldl || exit 1
 lib() { nvcc -O3 $ARCH -shared -Xcompiler -fPIC "${@:3}" -o $B/$1.so $2 || echo "build failed: $1"; }
-lib r6 challenges/reduction/levels/6_several_per_thread.cu
-lib r7 challenges/reduction/levels/7_warp_shuffle.cu
-lib r8 challenges/reduction/levels/8_single_pass.cu
+lib r6 challenges/reduction/levels/5_several_per_thread.cu
+lib r7 challenges/reduction/levels/6_warp_shuffle.cu
+lib r8 challenges/reduction/levels/7_single_pass.cu
 R=bench/probe/candidates/reduction_variants.cu
 lib r_sp_u2_b8 $R -DSINGLE_PASS=1 -DUNROLL=2 -DBLOCKS_PER_SM=8
 lib r_sp_u4_b8 $R -DSINGLE_PASS=1 -DUNROLL=4 -DBLOCKS_PER_SM=8
