@@ -15,7 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from grader import report, spec
-from grader.cli.common import DEFAULT_CHALLENGES, Terminal, challenges_option, cli, db_option, handle_errors
+from grader.cli.common import (DEFAULT_CHALLENGES, Terminal, challenges_option, cli, db_option, handle_errors,
+                               leetgpu_option)
 from grader.errors import UsageError
 
 
@@ -88,29 +89,61 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
 
 @cli.command(name="list")
 @challenges_option
+@leetgpu_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 @handle_errors
-def list_command(terminal: Terminal, challenges_dir: Path, as_json: bool) -> None:
-    """List the challenges."""
+def list_command(terminal: Terminal, challenges_dir: Path, leetgpu_dir: Path | None, as_json: bool) -> None:
+    """List the challenges (and, with --leetgpu or $LEETGPU_CHALLENGES, the official ones of your checkout)."""
+    from grader import leetgpu
+
     found = [spec.load(challenges_dir, slug) for slug in spec.list_challenges(challenges_dir)]
+    official = leetgpu.catalogue(leetgpu_dir) if leetgpu_dir else ()
     if as_json:
-        click.echo(json.dumps([{"slug": c.slug, "title": c.title, "version": c.version} for c in found], indent=2))
+        click.echo(json.dumps([{"slug": c.slug, "title": c.title, "version": c.version, "source": "grader"}
+                               for c in found] + [_official_json(o) for o in official], indent=2))
         return
     table = Table("challenge", "title", "version", "signature")
     for c in found:
         table.add_row(c.slug, c.title, str(c.version), f'extern "C" {c.prototype()}')
     terminal.out.print(table)
+    if official:
+        table = Table("challenge", "difficulty", "title", "signature (the starter's)",
+                      title=f"LeetGPU's official challenges ({leetgpu_dir}): {len(official)}")
+        for o in official:
+            table.add_row(o.slug, o.difficulty, o.title or "?", o.prototype() or f"(unread: {o.problem or 'no starter'})")
+        terminal.out.print(table)
+
+
+def _official_json(o) -> dict:
+    return {"slug": o.slug, "title": o.title, "source": "leetgpu", "difficulty": o.difficulty, "number": o.number,
+            "atol": o.atol, "rtol": o.rtol, "num_gpus": o.num_gpus, "signature": o.prototype(),
+            "parameters": [{"name": p.name, "ctype": p.ctype, "role": p.role} for p in o.params], "problem": o.problem}
+
+
+def _official(leetgpu_dir: Path | None, slug: str, challenges_dir: Path):
+    """The official challenge SLUG of the checkout, when the grader has no challenge of that name."""
+    from grader import leetgpu
+
+    if leetgpu_dir is None or (challenges_dir / slug / spec.SPEC_FILE).is_file():
+        return None
+    return leetgpu.find(leetgpu_dir, slug)
 
 
 @cli.command()
 @click.argument("slug")
 @challenges_option
+@leetgpu_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 @handle_errors
-def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> None:
-    """Show a challenge: statement, signature, tolerance and shapes."""
+def show(terminal: Terminal, slug: str, challenges_dir: Path, leetgpu_dir: Path | None, as_json: bool) -> None:
+    """Show a challenge: statement, signature, tolerance and shapes (an official one of your LeetGPU checkout:
+    its statement as text, signature and tolerance)."""
+    official = _official(leetgpu_dir, slug, challenges_dir)
+    if official is not None:
+        _show_official(terminal, official, as_json)
+        return
     c = spec.load(challenges_dir, slug)
     if as_json:
         click.echo(json.dumps(_challenge_json(c), indent=2))
@@ -134,6 +167,22 @@ def show(terminal: Terminal, slug: str, challenges_dir: Path, as_json: bool) -> 
               ", ".join(f"{d} in [{lo}, {hi}]" for d, (lo, hi) in r.ranges.items()))
     out.print(f"[bold]performance shapes[/] (v{c.performance_version})  " + ", ".join(s.label() for s in c.performance))
     out.print(_limits_text(c.limits), highlight=False)
+
+
+def _show_official(terminal: Terminal, o, as_json: bool) -> None:
+    from grader import leetgpu
+
+    text = leetgpu.statement_text(o)
+    if as_json:
+        click.echo(json.dumps({**_official_json(o), "statement": text}, indent=2))
+        return
+    out = terminal.out
+    out.print(Text(f"{o.title or o.slug} (LeetGPU, {o.difficulty})", style="bold"))
+    out.print(Text(text))
+    out.print(Text.assemble(("signature", "bold"), f'  extern "C" {o.prototype() or "(the starter declares none)"}'),
+              highlight=False)
+    out.print(f"[bold]tolerance[/]  |x - r| <= atol + rtol |r|, atol {o.atol:g}, rtol {o.rtol:g}"
+              if o.atol is not None and o.rtol is not None else "[bold]tolerance[/]  not read", highlight=False)
 
 
 def _broken_at_parameters(prototype: str, start: int, width: int) -> str:
@@ -193,16 +242,21 @@ def _challenge_json(c: spec.Challenge) -> dict:
 @click.argument("slug")
 @click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
 @challenges_option
+@leetgpu_option
 @click.option("--force", is_flag=True, help="Overwrite DEST if it exists.")
 @click.pass_obj
 @handle_errors
-def init(terminal: Terminal, slug: str, dest: Path, challenges_dir: Path, force: bool) -> None:
-    """Write the challenge's starter file to DEST (e.g. solutions/mine.cu)."""
-    c = spec.load(challenges_dir, slug)
+def init(terminal: Terminal, slug: str, dest: Path, challenges_dir: Path, leetgpu_dir: Path | None, force: bool) -> None:
+    """Write the challenge's starter file to DEST (e.g. solutions/mine.cu); for an official challenge of your
+    LeetGPU checkout, its CUDA starter."""
+    official = _official(leetgpu_dir, slug, challenges_dir)
+    starter = official.starter_path if official is not None else spec.load(challenges_dir, slug).starter_path
+    if not starter.is_file():
+        raise UsageError(f"{starter} does not exist", hint="check the checkout (git status in it)")
     if dest.exists() and not force:
         raise UsageError(f"{dest} already exists", hint="choose another path, or pass --force to overwrite it")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(c.starter_path, dest)
+    shutil.copyfile(starter, dest)
     terminal.out.print(f"wrote {dest}; next: [bold]grader run {dest}[/] (correctness) or "
                        f"[bold]grader submit {dest}[/] (correctness and timing)", highlight=False)
 

@@ -184,6 +184,12 @@ def challenges_option(command):
                         help="Folder holding one sub-folder per challenge.")(command)
 
 
+leetgpu_option = click.option(
+    "--leetgpu", "leetgpu_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    envvar="LEETGPU_CHALLENGES",
+    help="Your checkout of LeetGPU's official challenges (github.com/AlphaGPU/leetgpu-challenges): its challenges "
+         "are listed and shown beside the grader's own, by their folder names (13_histogramming). "
+         "Default: $LEETGPU_CHALLENGES.")
 nvcc_option = click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
 cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path, resolve_path=True), default=DEFAULT_CACHE,
                             show_default=True, help="Build and ladder cache folder.")

@@ -1,0 +1,136 @@
+"""An official LeetGPU checkout read at run time (issue 27, first part): listed beside the grader's own
+challenges by folder name, shown as text, its starter written by `grader init`, all without importing a
+challenge (no PyTorch needed). The checkout here is made up by the test in LeetGPU's layout: nothing of the
+official repository is copied into this project."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader import cli, leetgpu
+from grader.errors import UsageError
+from grader.exitcodes import ExitCode
+
+CHALLENGE = '''
+import ctypes
+import torch  # never imported by the grader's listing
+from core.challenge_base import ChallengeBase
+
+
+class Challenge(ChallengeBase):
+    name = "{title}"
+    atol = 1e-04
+    rtol = 2e-05
+    num_gpus = 1
+
+    def reference_impl(self, x, y, n):
+        y.copy_(x * 2)
+
+    def get_solve_signature(self):
+        return {{
+            "x": (ctypes.POINTER(ctypes.c_float), "in"),
+            "y": (ctypes.POINTER(ctypes.c_float), "out"),
+            "n": (ctypes.c_int, "in"),
+        }}
+'''
+STATEMENT = """<p>Double every element of <code>x</code> &amp; store it in <code>y</code>.</p>
+<script>alert(1)</script>
+<h2>Example</h2>
+<pre>
+Input:  x = [1, 2]
+        n = 2
+Output: y = [2, 4]
+</pre>
+<ul>
+  <li>1 &le; <code>n</code></li>
+  <li>no libraries</li>
+</ul>
+"""
+STARTER = '#include <cuda_runtime.h>\n\nextern "C" void solve(const float* x, float* y, int n) {}\n'
+
+
+def _challenge(root: Path, difficulty: str, folder: str, title: str, text: str | None = None) -> None:
+    where = root / "challenges" / difficulty / folder
+    (where / "starter").mkdir(parents=True)
+    (where / "challenge.py").write_text(text if text is not None else CHALLENGE.format(title=title))
+    (where / "challenge.html").write_text(STATEMENT)
+    (where / "starter" / "starter.cu").write_text(STARTER)
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    root = tmp_path / "leetgpu-challenges"
+    _challenge(root, "easy", "3_double_it", "Double It")
+    _challenge(root, "medium", "12_double_again", "Double Again")
+    _challenge(root, "hard", "40_broken", "", text="class Challenge(:\n")
+    (root / "challenges" / "easy" / "not_a_challenge").mkdir()
+    return root
+
+
+def test_the_catalogue_is_read_without_importing_anything(checkout):
+    found = leetgpu.catalogue(checkout)
+    assert [o.slug for o in found] == ["3_double_it", "12_double_again", "40_broken"]
+    first = found[0]
+    assert (first.title, first.difficulty, first.atol, first.rtol, first.num_gpus) == ("Double It", "easy", 1e-4, 2e-5, 1)
+    assert [(p.name, p.role) for p in first.params] == [("x", "input"), ("y", "output"), ("n", "input")]
+    assert first.prototype() == "void solve(const float* x, float* y, int n)"
+    assert "cannot be read" in found[2].problem and found[2].title is None
+
+
+def test_a_folder_that_is_no_checkout_is_refused_with_what_to_do(tmp_path):
+    with pytest.raises(UsageError) as error:
+        leetgpu.catalogue(tmp_path)
+    assert "not a checkout" in error.value.message and "git clone" in error.value.hint
+
+
+def test_the_challenges_folder_itself_is_accepted(checkout):
+    assert [o.slug for o in leetgpu.catalogue(checkout / "challenges")][:1] == ["3_double_it"]
+
+
+def test_a_hundred_challenges_list_well_under_a_second(tmp_path):
+    root = tmp_path / "big"
+    for number in range(100):
+        _challenge(root, "medium", f"{number}_problem_{number}", f"Problem {number}")
+    started = time.perf_counter()
+    assert len(leetgpu.catalogue(root)) == 100
+    assert time.perf_counter() - started < 0.5
+
+
+def test_the_statement_renders_as_text(checkout):
+    text = leetgpu.statement_text(leetgpu.find(checkout, "3_double_it"))
+    assert "Double every element of `x` & store it in `y`." in text
+    assert "alert" not in text
+    assert "Input:  x = [1, 2]\n        n = 2\nOutput: y = [2, 4]" in text  # <pre> kept as it is
+    assert "- 1 ≤ `n`\n- no libraries" in text
+
+
+def _run(*args, env=None):
+    return CliRunner().invoke(cli.cli, list(args), env=env or {}, catch_exceptions=False)
+
+
+def test_list_show_and_init_through_the_cli(checkout, tmp_path):
+    listed = _run("list", "--json", "--leetgpu", str(checkout))
+    entries = json.loads(listed.stdout)
+    assert {"matmul", "3_double_it", "12_double_again"} <= {e["slug"] for e in entries}
+    official = next(e for e in entries if e["slug"] == "12_double_again")
+    assert (official["source"], official["difficulty"], official["signature"]) == \
+        ("leetgpu", "medium", "void solve(const float* x, float* y, int n)")
+    by_env = _run("list", "--json", env={"LEETGPU_CHALLENGES": str(checkout)})
+    assert "3_double_it" in {e["slug"] for e in json.loads(by_env.stdout)}
+    shown = _run("show", "3_double_it", "--leetgpu", str(checkout))
+    assert shown.exit_code == 0 and "Double It (LeetGPU, easy)" in shown.stdout and "atol 0.0001" in shown.stdout
+    dest = tmp_path / "mine.cu"
+    made = _run("init", "12_double_again", str(dest), "--leetgpu", str(checkout))
+    assert made.exit_code == 0 and dest.read_text() == STARTER
+
+
+def test_an_unknown_slug_and_a_bad_checkout_exit_2(checkout, tmp_path):
+    assert _run("show", "99_nothing", "--leetgpu", str(checkout)).exit_code == ExitCode.USAGE
+    refused = _run("list", "--leetgpu", str(tmp_path / "nowhere"))
+    assert refused.exit_code == ExitCode.USAGE and "not a checkout" in refused.output
