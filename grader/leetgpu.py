@@ -239,3 +239,69 @@ def statement_text(official: Official) -> str:
     parser.feed(source)
     parser.close()
     return parser.text()
+
+
+# --------------------------------------------------------------------------- onto the kit's spec
+
+
+CTYPES_ELEMENTS = {
+    "c_float": {"float"}, "c_double": {"double"},
+    "c_int": {"int"}, "c_int32": {"int"}, "c_uint32": {"unsigned int"}, "c_uint": {"unsigned int"},
+    "c_int8": {"int8_t"}, "c_uint8": {"uint8_t"}, "c_ubyte": {"uint8_t"}, "c_byte": {"int8_t"},
+    "c_int64": {"long long"}, "c_longlong": {"long long"},
+    "c_uint16": {"half", "__nv_bfloat16"},  # LeetGPU passes both 16-bit floats as uint16; the starter says which
+}
+"""What each ctypes element type may be in C (spec.ELEMENTS names)."""
+CTYPES_SCALARS = {"c_int": {"int"}, "c_int32": {"int"}, "c_size_t": {"int"}, "c_float": {"float"}}
+"""Scalars: c_size_t is `int` where the starter declares `int N` (vector add's does), which is what students write."""
+_POINTER = re.compile(r"(?:ctypes\.)?POINTER\((?:ctypes\.)?(\w+)\)")
+_SCALAR = re.compile(r"(?:ctypes\.)?(\w+)")
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """An official signature in the kit's terms: each parameter's C type as the starter writes it and its
+    role, or why it cannot be graded here (a parameter named)."""
+
+    params: tuple[tuple[str, str, str], ...] = ()
+    """(name, C type, role: input/output/inout, or "" for a scalar) per parameter."""
+    unsupported: str | None = None
+    notes: tuple[str, ...] = ()
+    """What differs from the kit's own rules but is LeetGPU's contract, e.g. an input the starter leaves
+    writable (LeetGPU never compares an "in" buffer, so a write into it is reported, not failed)."""
+
+
+def mapped(official: Official) -> Mapped:
+    """The official challenge's parameters as the kit's spec would declare them, checked against its ctypes."""
+    from grader import spec
+
+    if official.problem:
+        return Mapped(unsupported=official.problem)
+    if official.starter_types is None or len(official.starter_types) != len(official.params):
+        return Mapped(unsupported="the starter's solve does not declare the parameters get_solve_signature names")
+    params, notes = [], []
+    for param, written in zip(official.params, official.starter_types):
+        ctype = spec.c_type(written)
+        why = _mismatch(param, written, ctype)
+        if why:
+            return Mapped(unsupported=f"parameter {param.name!r}: {why}")
+        if ctype.pointer and param.role == "input" and not ctype.const:
+            notes.append(f"{param.name} is an input the starter declares writable ({written})")
+        params.append((param.name, written, param.role if ctype.pointer else ""))
+    return Mapped(tuple(params), None, tuple(notes))
+
+
+def _mismatch(param: OfficialParam, written: str, ctype) -> str | None:
+    pointer, scalar = _POINTER.fullmatch(param.ctype), _SCALAR.fullmatch(param.ctype)
+    if ctype is None:
+        return f"the starter's type {written!r} is not one the grader can pass"
+    if pointer:
+        allowed = CTYPES_ELEMENTS.get(pointer[1])
+        if allowed is None or not ctype.pointer or ctype.element.name not in allowed:
+            return f"{param.ctype} and the starter's {written!r} do not agree, or the grader has no such buffer type"
+        if param.role != "input" and ctype.const:
+            return f"an {param.role} buffer the starter declares const ({written!r})"
+        return None
+    if scalar and not ctype.pointer and ctype.text in CTYPES_SCALARS.get(scalar[1], set()):
+        return None
+    return f"{param.ctype} (starter: {written!r}) is not a type the grader can pass"

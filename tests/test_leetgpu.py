@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from grader import cli, leetgpu
+from grader import cli, leetgpu, spec
 from grader.errors import UsageError
 from grader.exitcodes import ExitCode
 
@@ -134,3 +134,42 @@ def test_an_unknown_slug_and_a_bad_checkout_exit_2(checkout, tmp_path):
     assert _run("show", "99_nothing", "--leetgpu", str(checkout)).exit_code == ExitCode.USAGE
     refused = _run("list", "--leetgpu", str(tmp_path / "nowhere"))
     assert refused.exit_code == ExitCode.USAGE and "not a checkout" in refused.output
+
+
+def _signature_challenge(root: Path, folder: str, entries: str, starter: str) -> leetgpu.Official:
+    text = CHALLENGE.format(title="T").replace(
+        '''            "x": (ctypes.POINTER(ctypes.c_float), "in"),
+            "y": (ctypes.POINTER(ctypes.c_float), "out"),
+            "n": (ctypes.c_int, "in"),''', entries)
+    where = root / "challenges" / "medium" / folder
+    (where / "starter").mkdir(parents=True)
+    (where / "challenge.py").write_text(text)
+    (where / "starter" / "starter.cu").write_text(f'#include <cuda_fp16.h>\nextern "C" void solve({starter}) {{}}\n')
+    return leetgpu.find(root, folder)
+
+
+@pytest.mark.parametrize("entries, starter, unsupported, notes", [
+    ('"A": (ctypes.POINTER(ctypes.c_uint16), "in"), "C": (ctypes.POINTER(ctypes.c_uint16), "inout"), '
+     '"N": (ctypes.c_size_t, "in"), "alpha": (ctypes.c_float, "in")',
+     "const half* A, half* C, int N, float alpha", None, ()),
+    ('"A": (ctypes.POINTER(ctypes.c_int8), "in"), "B": (ctypes.POINTER(ctypes.c_ubyte), "out")',
+     "const int8_t* A, unsigned char* B", None, ()),
+    ('"A": (ctypes.POINTER(ctypes.c_float), "in"), "B": (ctypes.POINTER(ctypes.c_float), "out")',
+     "float* A, float* B", None, ("A is an input the starter declares writable (float*)",)),
+    ('"A": (ctypes.POINTER(ctypes.c_float), "in"), "B": (ctypes.POINTER(ctypes.c_float), "out")',
+     "const float* A, int* B", "parameter 'B'", ()),
+    ('"A": (ctypes.POINTER(ctypes.c_float), "in"), "B": (ctypes.POINTER(ctypes.c_float), "out")',
+     "const float* A, const float* B", "parameter 'B': an output buffer the starter declares const", ()),
+    ('"model": (torch.Tensor, "in"), "B": (ctypes.POINTER(ctypes.c_float), "out")',
+     "const float* model, float* B", "parameter 'model'", ()),
+    ('"A": (ctypes.POINTER(ctypes.c_float), "in")', "const float* A, int n",
+     "does not declare the parameters", ()),
+])
+def test_official_signatures_map_onto_the_kit(tmp_path, entries, starter, unsupported, notes):
+    found = leetgpu.mapped(_signature_challenge(tmp_path / "co", "5_types", entries, starter))
+    if unsupported is None:
+        assert found.unsupported is None and found.notes == notes
+        assert [written for _, written, _ in found.params] == \
+            [spec.canonical_type(p.strip().rsplit(" ", 1)[0]) for p in starter.split(",")]
+    else:
+        assert unsupported in found.unsupported

@@ -116,7 +116,10 @@ def list_command(terminal: Terminal, challenges_dir: Path, leetgpu_dir: Path | N
 
 
 def _official_json(o) -> dict:
-    return {"slug": o.slug, "title": o.title, "source": "leetgpu", "difficulty": o.difficulty, "number": o.number,
+    from grader import leetgpu
+
+    kit = leetgpu.mapped(o)
+    return {"types_supported": kit.unsupported is None, "unsupported": kit.unsupported, "notes": list(kit.notes),"slug": o.slug, "title": o.title, "source": "leetgpu", "difficulty": o.difficulty, "number": o.number,
             "atol": o.atol, "rtol": o.rtol, "num_gpus": o.num_gpus, "signature": o.prototype(),
             "parameters": [{"name": p.name, "ctype": p.ctype, "role": p.role} for p in o.params], "problem": o.problem}
 
