@@ -326,6 +326,9 @@ class Challenge:
     levels: tuple[Level, ...] = ()
     require: tuple[expr.Expression, ...] = ()
     """Conditions on the dimensions every case meets (`kernel_size <= input_size`)."""
+    leetgpu: str | None = None
+    """The folder name of the same problem in LeetGPU's official repository (`13_histogramming`): another name
+    for this challenge wherever a slug is taken."""
 
     @property
     def dims(self) -> tuple[str, ...]:
@@ -396,6 +399,10 @@ def load_all(challenges_dir: Path, slugs: tuple[str, ...] = ()) -> dict[str, Cha
 
 def load(challenges_dir: Path, slug: str) -> Challenge:
     root = challenges_dir / slug
+    if not (root / SPEC_FILE).is_file() and re.fullmatch(r"\d+_[a-z0-9_]+", slug):
+        same = [c for c in map(lambda s: parse(challenges_dir / s), list_challenges(challenges_dir)) if c.leetgpu == slug]
+        if same:
+            return same[0]  # LeetGPU's name of one of ours
     if not (root / SPEC_FILE).is_file():
         known = ", ".join(list_challenges(challenges_dir)) or "none"
         raise UsageError(
@@ -500,6 +507,7 @@ def parse(root: Path) -> Challenge:
         reference=_load_reference(root / REFERENCE_FILE, need_baseline=baseline_label is not None),
         levels=_levels(path, root, top.get("levels", list, [])),
         require=_require(path, top.get("require", list, []), set(dims)),
+        leetgpu=_leetgpu_name(path, top.get("leetgpu", str, None)),
     )
     for fields in (top, functional, performance):
         fields.finish()
@@ -630,6 +638,12 @@ def _with_shape(path: Path, where: str, param: Param, raw: list, dims: set[str])
             raise SpecError(path, key, str(exc),
                             hint=f"int parameters: {', '.join(sorted(dims)) or 'none'}; {expr.HINT}") from exc
     return dataclasses.replace(param, shape=tuple(shape))
+
+
+def _leetgpu_name(path: Path, name: str | None) -> str | None:
+    if name is not None and not re.fullmatch(r"\d+_[a-z0-9_]+", name):
+        raise SpecError(path, "leetgpu", f"{name!r} is not a LeetGPU folder name", hint="e.g. 13_histogramming")
+    return name
 
 
 def _require(path: Path, raw: list, dims: set[str]) -> tuple[expr.Expression, ...]:

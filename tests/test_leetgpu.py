@@ -173,3 +173,14 @@ def test_official_signatures_map_onto_the_kit(tmp_path, entries, starter, unsupp
             [spec.canonical_type(p.strip().rsplit(" ", 1)[0]) for p in starter.split(",")]
     else:
         assert unsupported in found.unsupported
+
+
+def test_our_challenges_answer_to_leetgpu_s_names(checkout):
+    """Each of our challenges that is one of LeetGPU's says so (`leetgpu:` in its yaml): that name grades it."""
+    from conftest import CHALLENGES
+    assert spec.load(CHALLENGES, "13_histogramming").slug == "histogramming"
+    assert spec.load(CHALLENGES, "22_gemm").slug == "gemm_fp16"
+    with pytest.raises(UsageError):
+        spec.load(CHALLENGES, "99_not_ours")
+    named = {spec.load(CHALLENGES, slug).leetgpu for slug in spec.list_challenges(CHALLENGES)}
+    assert len(named) == len(spec.list_challenges(CHALLENGES)) and None not in named

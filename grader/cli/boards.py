@@ -99,19 +99,22 @@ def list_command(terminal: Terminal, challenges_dir: Path, leetgpu_dir: Path | N
 
     found = [spec.load(challenges_dir, slug) for slug in spec.list_challenges(challenges_dir)]
     official = leetgpu.catalogue(leetgpu_dir) if leetgpu_dir else ()
+    ours = {c.leetgpu: c.slug for c in found if c.leetgpu}
     if as_json:
-        click.echo(json.dumps([{"slug": c.slug, "title": c.title, "version": c.version, "source": "grader"}
-                               for c in found] + [_official_json(o) for o in official], indent=2))
+        click.echo(json.dumps([{"slug": c.slug, "title": c.title, "version": c.version, "source": "grader",
+                                "leetgpu": c.leetgpu} for c in found]
+                              + [{**_official_json(o), "graded_here_as": ours.get(o.slug)} for o in official], indent=2))
         return
     table = Table("challenge", "title", "version", "signature")
     for c in found:
         table.add_row(c.slug, c.title, str(c.version), f'extern "C" {c.prototype()}')
     terminal.out.print(table)
     if official:
-        table = Table("challenge", "difficulty", "title", "signature (the starter's)",
+        table = Table("challenge", "difficulty", "title", "signature (the starter's)", "graded here as",
                       title=f"LeetGPU's official challenges ({leetgpu_dir}): {len(official)}")
         for o in official:
-            table.add_row(o.slug, o.difficulty, o.title or "?", o.prototype() or f"(unread: {o.problem or 'no starter'})")
+            table.add_row(o.slug, o.difficulty, o.title or "?", o.prototype() or f"(unread: {o.problem or 'no starter'})",
+                          ours.get(o.slug, "not yet"))
         terminal.out.print(table)
 
 
