@@ -253,9 +253,10 @@ BARRIER_HINT = ("a __syncthreads() is probably missing where threads read shared
                 "(between blocks, reading what other blocks wrote in the same launch, a grid.sync() in a "
                 "cooperative launch, or a second kernel)")
 STRAY_WRITE_HINT = ("no kernel wrote shared memory, so this is not a missing barrier: two threads write the same "
-                    "output element, which means some thread writes outside its own element. Usually a missing "
-                    "or wrong bounds check (`col < K`, `row < M`) lets the threads past the edge write into the "
-                    "next row, or an index mixes up the dimensions (N is the inner one)")
+                    "output element, which means some thread writes outside its own element, or two threads update "
+                    "one element with a plain `+=` where it needs atomicAdd (a histogram's bins, a counter). Usually a "
+                    "missing or wrong bounds check (`col < K`, `row < M`) lets the threads past the edge write into "
+                    "the next row, or an index mixes up the dimensions (N is the inner one)")
 
 
 def _race_message(runs: list[OrderRun]) -> str:

@@ -275,7 +275,8 @@ def _tail(bad) -> str:
     count, size = int(wrong.size), int(bad.size)
     if 0 < count < size and wrong[0] == size - count:
         return (f"; only the last {count} element{'s' if count > 1 else ''} (from index {size - count}) "
-                f"{'are' if count > 1 else 'is'} wrong: a tail that the kernel's vector width or grid does not cover")
+                f"{'are' if count > 1 else 'is'} wrong: often a tail that the kernel's vector width or grid does not "
+                "cover, or the last of something it combines (a block, a tile) left out")
     return ""
 
 
