@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import source as sources, spec
+from grader import kit, source as sources, spec
 from grader.results import Mode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,49 +87,30 @@ def text_source(text: str, display_path: str = "x.cu") -> sources.Source:
 
 
 def expectation(path: Path, backend: str = "cuda") -> tuple[str, str | None]:
-    """The `// expect: VERDICT` and optional `// expect-message: text` header of a corpus file;
-    `// expect-emulator: VERDICT` and `// expect-cuda: VERDICT` override the verdict on one backend
-    (UNSUPPORTED for PTX in the emulator; WRONG_ANSWER on a GPU for a race the emulator calls RACE)."""
-    verdict, message, override = None, None, {}
-    for line in path.read_text().splitlines()[:8]:
-        if line.startswith("// expect:"):
-            verdict = line.split(":", 1)[1].strip()
-        elif line.startswith("// expect-message:"):
-            message = line.split(":", 1)[1].strip()
-        elif line.startswith(("// expect-emulator:", "// expect-cuda:")):
-            key, value = line[3:].split(":", 1)
-            override[key.removeprefix("expect-")] = value.strip()
-    assert verdict, f"{path} has no '// expect: VERDICT' header"
-    if backend in override:
-        return override[backend], None
-    return verdict, message
+    """The verdict and optional message a corpus file's header promises on `backend` (`// expect:`,
+    `// expect-message:`, and `// expect-emulator:` / `// expect-cuda:`, which override the verdict on one
+    backend: UNSUPPORTED for PTX in the emulator; WRONG_ANSWER on a GPU for a race the emulator calls RACE).
+    The header is read as `grader check` reads it (grader.kit.expectation)."""
+    found = kit.expectation(path)
+    return found.verdict_on(backend), found.message_on(backend)
 
 
 def graded_with(path: Path) -> Mode:
     """`// graded-with: submit` marks a file whose verdict shows only where a submit looks (the timed
     shapes, checked for correctness on a GPU and in the emulator); other files are graded with `run`."""
-    for line in path.read_text().splitlines()[:8]:
-        if line.startswith("// graded-with:"):
-            return Mode(line.split(":", 1)[1].strip())
-    return Mode.RUN
+    return kit.expectation(path, default="").mode
 
 
 def backends(path: Path) -> set[str]:
     """`// backends: emulator` marks a file whose behaviour on a GPU is undefined (a race, a divergent
     barrier): only the emulator promises a verdict for it. Files without the line run everywhere."""
-    for line in path.read_text().splitlines()[:8]:
-        if line.startswith("// backends:"):
-            return {b.strip() for b in line.split(":", 1)[1].split(",")}
-    return {"cuda", "emulator"}
+    return set(kit.expectation(path, default="").backends)
 
 
 def requirements(path: Path) -> set[str]:
     """`// requires: sandbox`: the verdict holds only where the sandbox is active; `memory cgroup`: only
     where the box's memory can be bounded by a cgroup (a root grader, here)."""
-    for line in path.read_text().splitlines()[:8]:
-        if line.startswith("// requires:"):
-            return {r.strip() for r in line.split(":", 1)[1].split(",")}
-    return set()
+    return set(kit.expectation(path, default="").requires)
 
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
