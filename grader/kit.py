@@ -18,7 +18,6 @@ is what the grader will do with a submission.
 from __future__ import annotations
 
 import enum
-import importlib.util
 import math
 import re
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from grader import case as cases, check, ladder, pipeline, source as sources
+from grader import case as cases, check, ladder, pipeline, source as sources, spec
 from grader.errors import SpecError
 from grader.results import GradeReport, Mode
 from grader.spec import Challenge, Check, Param
@@ -139,21 +138,17 @@ def tolerance_outputs(challenge: Challenge) -> tuple[Param, ...]:
 
 
 def load_variants(challenge: Challenge) -> Callable[[dict, np.random.Generator], dict] | None:
-    """`variants` from reference.py, else from variants.py beside it, else None."""
+    """`variants` from reference.py, else from variants.py beside it, else None; imported and wrapped as
+    reference.py's functions are, so what it raises is the challenge's fault, named."""
     if challenge.reference.variants is not None:
         return challenge.reference.variants
     path = challenge.root / VARIANTS_FILE
     if not path.is_file():
         return None
-    spec = importlib.util.spec_from_file_location(f"grader_variants_{challenge.slug}", path)
-    loaded = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(loaded)
-    except Exception as exc:
-        raise SpecError(path, None, f"raised {exc!r} at import", hint=f"run `python {path}` and fix the file") from exc
+    loaded = spec.import_file(path)
     if not callable(getattr(loaded, "variants", None)):
         raise SpecError(path, "variants", "function not defined", hint="define variants(inputs, rng)")
-    return loaded.variants
+    return spec.ReferenceFunction(path, "variants", loaded.variants)
 
 
 def ratio(c: check.Comparison, challenge: Challenge) -> float:

@@ -400,9 +400,10 @@ def load_all(challenges_dir: Path, slugs: tuple[str, ...] = ()) -> dict[str, Cha
 def load(challenges_dir: Path, slug: str) -> Challenge:
     root = challenges_dir / slug
     if not (root / SPEC_FILE).is_file() and re.fullmatch(r"\d+_[a-z0-9_]+", slug):
-        same = [c for c in map(lambda s: parse(challenges_dir / s), list_challenges(challenges_dir)) if c.leetgpu == slug]
-        if same:
-            return same[0]  # LeetGPU's name of one of ours
+        loaded = (parse(challenges_dir / name) for name in list_challenges(challenges_dir))
+        same = next((c for c in loaded if c.leetgpu == slug), None)  # LeetGPU's name of one of ours
+        if same is not None:
+            return same
     if not (root / SPEC_FILE).is_file():
         known = ", ".join(list_challenges(challenges_dir)) or "none"
         raise UsageError(
@@ -756,7 +757,7 @@ def _load_reference(path: Path, need_baseline: bool) -> Reference:
     if not path.is_file():
         raise SpecError(path, None, "missing", hint="every challenge needs a reference.py")
     read_text(path)  # Python would say "SyntaxError"; this says which byte is not UTF-8
-    module = _import_file(path)
+    module = import_file(path)
     missing = [f for f in REFERENCE_FUNCTIONS if not callable(getattr(module, f, None))]
     if need_baseline and not callable(getattr(module, "baseline", None)):
         missing.append("baseline")
@@ -774,12 +775,14 @@ def _load_reference(path: Path, need_baseline: bool) -> Reference:
     return Reference(**wrapped)
 
 
-def _import_file(path: Path) -> ModuleType:
-    """Run reference.py. The file is trusted but may still be broken, and whatever its top level raises
-    is reported as the challenge's fault: an exception, and also SystemExit (which would otherwise end
-    the grader quietly, with the status the file chose) and KeyboardInterrupt raised by the file itself.
-    A real Ctrl-C in the few milliseconds of the import is reported the same way."""
-    spec = importlib.util.spec_from_file_location(f"grader_challenge_{path.parent.name}", path)
+def import_file(path: Path) -> ModuleType:
+    """Run a challenge's Python file (reference.py; variants.py for `grader check`). The file is trusted but
+    may still be broken, and whatever its top level raises is reported as the challenge's fault: an
+    exception, and also SystemExit (which would otherwise end the grader quietly, with the status the file
+    chose) and KeyboardInterrupt raised by the file itself. A real Ctrl-C in the few milliseconds of the
+    import is reported the same way."""
+    suffix = "" if path.name == REFERENCE_FILE else f"_{path.stem}"
+    spec = importlib.util.spec_from_file_location(f"grader_challenge_{path.parent.name}{suffix}", path)
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
