@@ -15,6 +15,7 @@ cannot read is listed with the reason, not dropped.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import html.parser
 import re
 from dataclasses import dataclass
@@ -112,19 +113,15 @@ def read(folder: Path, difficulty: str, number: int) -> Official:
     try:
         tree = ast.parse((folder / CHALLENGE_FILE).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        return _with(base, problem=f"{CHALLENGE_FILE} cannot be read: {exc}")
+        return dataclasses.replace(base, problem=f"{CHALLENGE_FILE} cannot be read: {exc}")
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Challenge"), None)
     if cls is None:
-        return _with(base, problem=f"{CHALLENGE_FILE} defines no class Challenge")
+        return dataclasses.replace(base, problem=f"{CHALLENGE_FILE} defines no class Challenge")
     constants = _class_constants(cls)
     params, problem = _signature(cls)
-    return _with(base, title=_typed(constants.get("name"), str), atol=_number(constants.get("atol")),
+    return dataclasses.replace(base, title=_typed(constants.get("name"), str), atol=_number(constants.get("atol")),
                  rtol=_number(constants.get("rtol")), num_gpus=_typed(constants.get("num_gpus"), int), params=params,
                  starter_types=_starter_types(folder / STARTER_FILE), problem=problem)
-
-
-def _with(base: Official, **changes) -> Official:
-    return Official(**{**base.__dict__, **changes})
 
 
 def _class_constants(cls: ast.ClassDef) -> dict[str, object]:
