@@ -6,7 +6,6 @@ official repository is copied into this project."""
 from __future__ import annotations
 
 import json
-import textwrap
 import time
 from pathlib import Path
 

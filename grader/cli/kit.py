@@ -12,7 +12,6 @@ from rich.table import Table
 from grader import kit, spec
 from grader.cli.common import (DEFAULT_CHALLENGES, RichProgress, Terminal, backend_option, cache_option,
                                choose_backend, cli, handle_errors, nvcc_option)
-from grader.errors import GraderError, UsageError
 from grader.exitcodes import ExitCode
 
 WORKSPACE = Path("challenges")
