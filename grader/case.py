@@ -35,6 +35,7 @@ class Purpose(enum.IntEnum):
     RANDOM_SHAPES = 3
     TIMED = 4
     RECHECK = 5
+    STRICT = 6
 
 
 def rng_for(seed: int, purpose: Purpose, index: int) -> np.random.Generator:
@@ -91,12 +92,17 @@ class Case:
     buffers: dict[str, Any] = field(default_factory=dict)
     arguments: dict[str, int | float] = field(default_factory=dict)
     """Every scalar parameter's value in this case: the dimensions and the float values."""
+    start: dict[str, np.ndarray] = field(default_factory=dict)
+    """Outputs' contents before each call where the case fixes them (an official parity case: as the file
+    made them, zeros mostly); the others arrive filled with NaN."""
+    check_inputs: bool = True
+    """False for an official parity case: LeetGPU's judge never compares an "in" buffer."""
 
     def release(self) -> None:
         for buffer in self.buffers.values():
             buffer.free()
         self.buffers.clear()
-        self.pristine = self.expected = self.scale = {}
+        self.pristine = self.expected = self.scale = self.start = {}
 
 
 @dataclass(frozen=True)
@@ -117,19 +123,22 @@ def prepare(challenge: Challenge, shape: Shape, rng: np.random.Generator, backen
     """Inputs generated on the host; the reference computes the expected outputs and their error scale
     with the backend's array module (the GPU's for heavy FP64 products) and hands back host arrays."""
     values = arguments(challenge, shape, rng)
-    generated = challenge.reference.generate(dict(values), rng)
+    generated = shape.given.arrays if shape.given else challenge.reference.generate(dict(values), rng)
     pristine = {p.name: np.ascontiguousarray(generated[p.name], dtype=p.ctype.element.dtype) for p in challenge.generated}
     given = {**values, **pristine}
     expected = _on_host(challenge.reference.reference(given, backend.xp))
     scale = _on_host(challenge.reference.error_scale(given, backend.xp))
-    case = Case(shape, pristine, expected, scale, arguments=values)
+    case = Case(shape, pristine, expected, scale, arguments=values, check_inputs=not shape.parity)
+    if shape.parity:
+        case.start = {p.name: np.ascontiguousarray(generated[p.name], dtype=p.ctype.element.dtype)
+                      for p in challenge.outputs if p.role is Role.OUTPUT}
     for param in challenge.params:
         if param.role is None:
             continue
         buffer = backend.buffer(param.name, param.extent(shape.dims), param.ctype.dtype)
         case.buffers[param.name] = buffer
         if param.role is Role.OUTPUT:
-            buffer.fill_output()
+            _fill(case, param)
         else:
             buffer.upload(stored(pristine[param.name], param))
     make_guards_distinct(case.buffers.values())
@@ -157,8 +166,16 @@ def reset_outputs(challenge: Challenge, case: Case, backend) -> None:
         if param.role is Role.INOUT:
             case.buffers[param.name].upload(stored(case.pristine[param.name], param))
         else:
-            case.buffers[param.name].fill_output()
+            _fill(case, param)
     backend.synchronize()
+
+
+def _fill(case: Case, param: Param) -> None:
+    """An output before a call: the case's own starting contents where it fixes them, else NaN."""
+    if param.name in case.start:
+        case.buffers[param.name].upload(stored(case.start[param.name], param))
+    else:
+        case.buffers[param.name].fill_output()
 
 
 def worker_args(challenge: Challenge, case: Case) -> list[dict]:
@@ -179,7 +196,7 @@ def inspect(challenge: Challenge, case: Case) -> Inspection:
     damage = [d for d in (b.damage() for b in case.buffers.values()) if d is not None]
     if damage:
         return Inspection(Verdict.OUT_OF_BOUNDS, "; ".join(d.describe() for d in damage))
-    for param in challenge.inputs:
+    for param in challenge.inputs if case.check_inputs else ():
         data = read_back(case, param)
         if not check.unchanged(data, case.pristine[param.name]):
             changed = check.changed_elements(data, case.pristine[param.name])
@@ -197,6 +214,8 @@ def _compare(challenge: Challenge, case: Case, param: Param, guards: dict[str, i
     got, expected = read_back(case, param), case.expected[param.name]
     if param.check is Check.TOLERANCE:
         return check.compare(param.name, got, expected, case.scale[param.name], challenge.tolerance, guards)
+    if param.check is Check.ALLCLOSE:
+        return check.compare_allclose(param.name, got, expected, challenge.tolerance, guards)
     return check.compare_exact(param.name, got, expected, ordered=param.check is Check.EXACT)
 
 

@@ -81,6 +81,16 @@ def compare(name: str, got, expected, scale, tolerance: Tolerance, guards: dict[
     return _with_diagnosis(comparison, tolerance, _where(bad), nonfinite)
 
 
+def compare_allclose(name: str, got, expected, tolerance: Tolerance, guards: dict[str, int] | None = None) -> Comparison:
+    """LeetGPU's rule: |got − expected| ≤ atol + rtol·|expected| for every element, NaN and infinity never
+    equal. It is the scaled-error test with each element's allowance as its scale and a limit of 1 (the
+    Frobenius measure does not decide), so a failure is reported in the same terms."""
+    atol, rtol = tolerance.allclose
+    expected = np.asarray(to_host(expected))
+    allowance = atol + rtol * np.abs(expected.astype(np.float64))
+    return compare(name, got, expected, allowance, tolerance, guards)
+
+
 def compare_exact(name: str, got, expected, ordered: bool = True) -> Comparison:
     """Every element of `got` equal to `expected`'s (`ordered`), or the same values in any order (both
     sorted first). Integers compare as integers; a NaN equals nothing."""
@@ -383,6 +393,11 @@ def describe(c: Comparison, tolerance: Tolerance) -> str:
         lines.append(f"  … {c.bad_count - len(c.first_bad)} more elements " + ("differ" if c.exact else "out of tolerance"))
     if c.exact:
         lines.append("  compared exactly: every element must equal the reference's")
+        return "\n".join(lines)
+    if tolerance.allclose is not None:
+        atol, rtol = tolerance.allclose
+        lines.append(f"  the worst element's error is {_fmt(c.scaled_error)} times its allowance atol + rtol·|expected| "
+                     f"(atol {atol:g}, rtol {rtol:g}: LeetGPU's rule for this challenge, against its reference)")
         return "\n".join(lines)
     lines.append(f"  max scaled error {_fmt(c.scaled_error)} (limit {tolerance.max_scaled_error:.2g}), "
                  f"relative Frobenius error {_fmt(c.relative_frobenius)} (limit {tolerance.max_relative_frobenius:.2g})")

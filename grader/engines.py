@@ -45,6 +45,10 @@ class Config:
     """Folders the sandbox hides from submissions besides the private ones (cache, database folder)."""
     timing_budget_s: float | None = None
     placement: bool = True
+    leetgpu: Path | None = None
+    """A checkout of LeetGPU's official challenges: a task naming one of its folders grades against it."""
+    strict: bool = False
+    """An official challenge's checks beyond LeetGPU's judge count in the verdict (pipeline.Options.strict)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,17 @@ def _challenge(challenges_dir: Path, slug: str):
     return spec.load(challenges_dir, slug)
 
 
+def task_challenge(config: Config, task: Task, backend_name: str):
+    """The challenge a task names: an official one of the checkout (its cases drawn with the task's seed, on
+    the backend's device), else one of the grader's own."""
+    from grader import leetgpu
+    from grader.leetgpu import official
+
+    if config.leetgpu is not None and leetgpu.find(config.leetgpu, task.challenge) is not None:
+        return official.challenge(config.leetgpu, task.challenge, task.seed, official.device_for(backend_name))
+    return _challenge(config.challenges_dir, task.challenge)
+
+
 def fingerprint(challenge) -> str:
     """What a challenge grades with: its definition and reference code (levels excluded: a ladder file
     changes placement, which the worker measures itself)."""
@@ -141,13 +156,14 @@ def run_task(config: Config, task: Task, backend=None, progress=None) -> Outcome
         if task.grader_version != __version__:
             raise VersionMismatch(f"this worker runs grader {__version__}, the server {task.grader_version}",
                                   hint="install the same grader version on every node")
-        challenge = _challenge(config.challenges_dir, task.challenge)
+        chosen = backend or _backend(config)
+        challenge = task_challenge(config, task, chosen.name)
         if task.fingerprint and fingerprint(challenge) != task.fingerprint:
             raise VersionMismatch(f"this worker's {task.challenge} (v{challenge.version}, fingerprint "
                                   f"{fingerprint(challenge)}) differs from the server's ({task.fingerprint})",
                                   hint="install the same challenges on every node")
-        chosen = backend or _backend(config)
-        options = pipeline.Options(task.mode, task.seed, config.cache_dir, config.timing_budget_s, secret=task.secret)
+        options = pipeline.Options(task.mode, task.seed, config.cache_dir, config.timing_budget_s, strict=config.strict,
+                                   secret=task.secret)
         report = job.grade_job(job.Job(task.source, challenge, options, config.placement, task.sanitize), chosen,
                                progress)
         return Outcome(task.key, report)

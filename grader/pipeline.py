@@ -13,7 +13,7 @@ from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources, timing
 from grader.backends import Backend
-from grader.results import (HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode,
+from grader.results import (HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode, Parity,
                             PerformanceResult, first_failing, headline)
 from grader.spec import Challenge, Role, Shape
 from grader.timing import TimingPolicy, summarize
@@ -48,6 +48,9 @@ class Options:
     recheck_after_timing: bool = True
     """Check each performance shape again on fresh inputs after timing, against answers replayed from
     a cache. The ladder turns it off: its levels are the project's own files, not hostile code."""
+    strict: bool = False
+    """An official challenge's extra checks (Challenge.extras) count in the verdict; otherwise they are
+    reported beside it and the verdict is the one LeetGPU's judge would give."""
     secret: bool = False
     """`seed` is a class's secret one (the class server's and `grader grade`'s, derived per submission
     from the class's secret seed: grader.seeds): the report is marked secret, and what students see of it
@@ -132,11 +135,16 @@ def grade(source: sources.Source, challenge: Challenge, backend: Backend, option
         if options.mode is Mode.SUBMIT and backend.measures_time and all(c.verdict.passed for c in checked):
             timed, rechecked = _time_all(state)
             checked += rechecked
+        passed = all(not c.verdict.failed for c in checked) and all(not p.verdict.failed for p in timed)
+        if challenge.extras and passed and worker.alive:
+            checked += _check_all(state, [(CaseKind.STRICT, s, cases.rng_for(options.seed, cases.Purpose.STRICT, i))
+                                          for i, s in enumerate(challenge.extras)], "strict checks")
         channel = _channel_failure(worker)
         output = worker.output_tail()
-    verdicts = [c.verdict for c in checked] + [p.verdict for p in timed] + ([channel[0]] if channel else [])
+    counted = [c for c in checked if c.kind is not CaseKind.STRICT or options.strict]
+    verdicts = [c.verdict for c in counted] + [p.verdict for p in timed] + ([channel[0]] if channel else [])
     verdict = overall(verdicts)
-    message = _first_failure(checked, timed) if verdict is not Verdict.ACCEPTED else ""
+    message = _first_failure(tuple(counted), timed) if verdict is not Verdict.ACCEPTED else ""
     if verdict is Verdict.RACE:
         message += "".join(f"; also: {note}" for note in built.notes if WARP_SYNCHRONOUS in note)
     if channel and not message:
@@ -157,6 +165,13 @@ def unreadable(error: sources.SourceError, display_path: str, challenge: Challen
                        c.baseline_label, __version__, 0.0, 0.0, secret=options.secret)
 
 
+def unsupported(display_path: str, slug: str, reason: str, environment, options: Options) -> GradeReport:
+    """The report for a challenge the grader cannot grade here (an official one with a type it has no buffer
+    for, or several GPUs): UNSUPPORTED with the reason; nothing is built or run."""
+    return GradeReport(display_path, slug, 1, 1, 1, options.mode, options.seed, Verdict.UNSUPPORTED, reason, None,
+                       (), (), environment, None, __version__, 0.0, 0.0, secret=options.secret)
+
+
 # --------------------------------------------------------------------------- the job's bound
 
 
@@ -170,7 +185,8 @@ def _plan(c: Challenge, seed: int, untimed: tuple[int, ...] = ()) -> list[Case]:
     plan += [(CaseKind.TIMED, c.performance[i], cases.rng_for(seed, cases.Purpose.TIMED, i)) for i in untimed]
     # A shape seen before, with fresh values: an answer replayed from a cache keyed by shape or by
     # pointer (freed buffers come back at the same addresses) fails here.
-    plan.append((CaseKind.RECHECK, c.functional[-1], cases.rng_for(seed, cases.Purpose.RECHECK, len(c.performance))))
+    if c.functional[-1].given is None:  # a case whose data is given (official) would see the same values again
+        plan.append((CaseKind.RECHECK, c.functional[-1], cases.rng_for(seed, cases.Purpose.RECHECK, len(c.performance))))
     return plan
 
 
@@ -233,15 +249,21 @@ def _build_message(state: _Run, built: build.BuildResult) -> str:
 # --------------------------------------------------------------------------- correctness
 
 
-def _check_all(state: _Run, plan: list[Case]) -> tuple[CaseResult, ...]:
-    state.progress.stage("checking correctness", total=len(plan))
+def _check_all(state: _Run, plan: list[Case], stage: str = "checking correctness") -> tuple[CaseResult, ...]:
+    state.progress.stage(stage, total=len(plan))
     results: list[CaseResult] = []
+    stopped = False
     for kind, shape, rng in plan:
-        if results and _fatal(results[-1].verdict):
+        if stopped:
             results.append(CaseResult(kind, shape.label(), dict(shape.dims), Verdict.SKIPPED))
             continue
         state.progress.advance(shape.label())
+        too_large = state.backend.too_large(state.challenge, shape) if shape.given is not None else None
+        if too_large:
+            results.append(CaseResult(kind, shape.label(), dict(shape.dims), Verdict.SKIPPED, too_large))
+            continue
         results.append(_run_case(state, kind, shape, rng))
+        stopped = _fatal(results[-1].verdict)
     return tuple(results)
 
 
@@ -268,7 +290,8 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
     limit = backend.call_limit(c, dict(shape.dims), state.options.cache_dir)
     case = cases.prepare(c, shape, rng, backend)
     runs: list[cases.OrderRun] = []
-    orders = backend.orders[:1] if kind is CaseKind.TIMED else backend.orders
+    # a parity case runs as LeetGPU's judge runs it, once; thread orders are one of the strict checks
+    orders = backend.orders[:1] if kind is CaseKind.TIMED or shape.parity else backend.orders
     try:
         for order in orders:
             if runs:
@@ -380,7 +403,7 @@ def _time_all(state: _Run) -> tuple[tuple[PerformanceResult, ...], tuple[CaseRes
         timed.append(result)
         if timed_check is not None:
             rechecked.append(timed_check)
-        recheck = state.options.recheck_after_timing
+        recheck = state.options.recheck_after_timing and shape.given is None
         if recheck and result.verdict.passed and timed_check is not None and timed_check.verdict.passed:
             rng = cases.rng_for(state.options.seed, cases.Purpose.RECHECK, index)
             rechecked.append(_run_case(state, CaseKind.RECHECK, shape, rng))
@@ -419,7 +442,8 @@ def _time_case(state: _Run, index: int, shape: Shape) -> tuple[PerformanceResult
         counted = timing.attribute(samples, state.worker.calibration)
         stats = summarize(list(counted.samples_ms))
         state.kernel_s += sum(stats.samples_ms) / 1e3
-        implausible = _forged(counted) or implausible_timing(stats, flops, peak, moved, bandwidth)
+        implausible = _forged(counted) or (None if c.reference.estimated else
+                                           implausible_timing(stats, flops, peak, moved, bandwidth))
         if implausible:
             state.worker.stop()
             return PerformanceResult(shape.label(), dict(shape.dims), flops, Verdict.IMPOSSIBLE_TIMING, implausible,
@@ -540,7 +564,20 @@ def _report(state: _Run, display_path: str, verdict: Verdict, message: str, buil
                        state.options.mode, state.options.seed, verdict, message, built, tuple(checked),
                        tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
                        state.kernel_s, output, secret=state.options.secret, job_limit=state.job_limit,
-                       isolation=_isolation(state))
+                       isolation=_isolation(state), parity=_parity(state, checked))
+
+
+def _parity(state: _Run, checked) -> Parity | None:
+    """An official challenge's rule and its extra checks' outcome (None for the grader's own challenges)."""
+    c = state.challenge
+    if c.tolerance.allclose is None:
+        return None
+    extras = [case for case in checked if case.kind is CaseKind.STRICT]
+    failing = first_failing([case.verdict for case in extras])
+    first = "" if failing is None else headline(
+        "strict", extras[failing].label, f"{extras[failing].verdict.name}: {extras[failing].message}")
+    return Parity(*c.tolerance.allclose, state.options.strict, sum(1 for e in extras if e.verdict is not Verdict.SKIPPED),
+                  sum(1 for e in extras if e.verdict.failed), first, c.notes)
 
 
 def _isolation(state: _Run) -> Isolation:

@@ -213,6 +213,8 @@ def _verdict_panel(r: GradeReport) -> Panel:
     elif r.mode is Mode.RUN and r.accepted:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
+    if r.parity is not None:
+        parts.extend(_parity_lines(r.parity))
     if r.job_limit is not None:
         parts.append(Text(_job_limit_text(r.job_limit), style="dim"))
     if r.isolation is not None:
@@ -220,6 +222,23 @@ def _verdict_panel(r: GradeReport) -> Panel:
     if r.secret:
         parts.append(Text(SECRET_NOTE if r.seed is None else REVEALED_NOTE, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
+
+
+def _parity_lines(p) -> list[Text]:
+    """An official challenge: the rule the verdict used, and the checks beyond LeetGPU's judge."""
+    lines = [Text(f"official LeetGPU challenge: its own cases, compared by its rule |got − expected| ≤ atol + "
+                  f"rtol·|expected| (atol {p.atol:g}, rtol {p.rtol:g}) against its PyTorch reference: the verdict "
+                  "LeetGPU's judge would give" + (", and the strict checks below count in it" if p.strict else ""),
+                  style="dim")]
+    if p.extras_run:
+        beyond = (f"beyond LeetGPU's tests (values drawn again, outputs filled with NaN instead of zeros, inputs "
+                  f"checked unmodified, thread orders): {p.extras_run - p.extras_failed} of {p.extras_run} passed")
+        if p.extras_failed:
+            counted = "counted in the verdict" if p.strict else "not counted in the verdict (--strict counts them)"
+            beyond += f", {counted}; first: {visible(p.first_failure, MESSAGE_SHOWN_CHARS)}"
+        lines.append(Text(beyond, style="yellow" if p.extras_failed else "dim"))
+    lines += [Text(f"note: {visible(note, MESSAGE_SHOWN_CHARS)}", style="dim") for note in p.notes]
+    return lines
 
 
 def _untimed_text(r: GradeReport) -> str:

@@ -46,6 +46,9 @@ class CaseKind(enum.Enum):
     """The output of the timed calls themselves."""
     RECHECK = "recheck"
     """Fresh inputs at the performance shape after timing (defeats replayed answers)."""
+    STRICT = "strict"
+    """An official challenge's case beyond what LeetGPU's judge checks (reseeded values, outputs filled with
+    NaN, inputs checked, every thread order): reported apart, counted in the verdict only in a strict run."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,23 @@ HIDDEN_JOB_LIMIT = JobLimit(None, "the challenge's bound on a GPU (limits.job_s)
 
 
 @dataclass(frozen=True)
+class Parity:
+    """How an official LeetGPU challenge was graded: by LeetGPU's rule on the file's own cases (the verdict its
+    judge would give), and how the checks beyond its judge went (CaseKind.STRICT cases)."""
+
+    atol: float
+    rtol: float
+    strict: bool
+    """The extra checks counted in the verdict (`--strict`, or the class's setting)."""
+    extras_run: int
+    extras_failed: int
+    first_failure: str = ""
+    """The first failing extra check's headline (its label, verdict and message)."""
+    notes: tuple[str, ...] = ()
+    """How this challenge differs from the grader's own rules (an input its starter leaves writable...)."""
+
+
+@dataclass(frozen=True)
 class GradeReport:
     submission: str
     challenge: str
@@ -176,6 +196,8 @@ class GradeReport:
     """The bound on the whole job this run was graded under; None where none applied (no run reached it)."""
     isolation: Isolation | None = None
     """What confined the submission: the report says what was in force, nothing more."""
+    parity: Parity | None = None
+    """For an official LeetGPU challenge: its rule, and the checks beyond its judge."""
 
     @property
     def accepted(self) -> bool:
@@ -277,6 +299,7 @@ PUBLIC_REPORT = Shown("GradeReport", {
                                      "lag": _LAG}),
     "sanitizer": Each(Shown("Finding", _keep("tool", "what", "where"))),
     "isolation": Shown("Isolation", _keep("boxed", "description", "worker_uid", "seccomp_filters", "memory_bytes")),
+    "parity": Shown("Parity", _keep("atol", "rtol", "strict", "extras_run", "extras_failed", "first_failure", "notes")),
 }, composed=("message", "cases", "job_limit", "secret"), blanks={"seed": None, "wall_s": None, "kernel_s": None})
 """What a student (or anyone) sees of a secret run. Withheld: the seed (it reproduces the hidden shapes),
 the wall time and the time inside solve (both grow with the hidden shapes), and what the submission

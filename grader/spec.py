@@ -67,6 +67,9 @@ class Check(enum.Enum):
     """Every element equal (integer outputs; a float output that copies input values)."""
     MULTISET = "multiset"
     """The same values in any order (sorted, then equal): answers whose order the problem leaves free."""
+    ALLCLOSE = "allclose"
+    """|got − expected| ≤ atol + rtol·|expected| per element (NaN and infinity never equal): LeetGPU's rule,
+    for its official challenges (`Tolerance.allclose`), against its own reference."""
 
 
 @dataclass(frozen=True)
@@ -185,12 +188,31 @@ class Param:
         return not self.ctype.pointer and self.value is None
 
 
+@dataclass(frozen=True, eq=False)
+class Given:
+    """Buffers' starting contents a case fixes instead of drawing them: an official LeetGPU challenge's own
+    test data (grader.leetgpu), in the file's shapes and types."""
+
+    arrays: dict[str, np.ndarray]
+    """Every buffer's contents before the call: inputs, inouts, and outputs as the file fills them (zeros)."""
+    strict: bool = False
+    """One of the checks beyond LeetGPU's own: outputs arrive filled with NaN, not as the file fills them,
+    inputs are checked unmodified, every thread order runs. Otherwise a parity case: as LeetGPU's judge runs it."""
+
+
 @dataclass(frozen=True)
 class Shape:
     dims: dict[str, int]
     name: str = ""
     values: dict[str, float] = field(default_factory=dict)
     """Float parameters this case fixes (the others are drawn from the case's seed)."""
+    given: Given | None = field(default=None, compare=False)
+    """The buffers' contents, where the case fixes them (official challenges); else `generate` draws them."""
+
+    @property
+    def parity(self) -> bool:
+        """A case run as LeetGPU's judge runs it: outputs start as the file made them, inputs unchecked."""
+        return self.given is not None and not self.given.strict
 
     def label(self) -> str:
         text = "×".join(str(v) for v in self.dims.values())
@@ -204,6 +226,8 @@ class Tolerance:
     """Largest allowed |got − expected| / scale for any element; scale comes from reference.py."""
     max_relative_frobenius: float
     """Largest allowed ‖got − expected‖ / ‖expected‖ over the whole output."""
+    allclose: tuple[float, float] | None = None
+    """(atol, rtol) for outputs checked by Check.ALLCLOSE: an official challenge's own."""
 
 
 @dataclass(frozen=True)
@@ -272,6 +296,9 @@ class Reference:
     baseline: Callable[[dict[str, Any], Any], dict[str, Any]] | None
     variants: Callable[[dict[str, Any], np.random.Generator], dict[str, Any]] | None = None
     """Optional: the answer recomputed by correct and wrong methods, for `grader check` (grader/kit.py)."""
+    estimated: bool = False
+    """`flops` and `bytes` are estimates (an official challenge's buffer sizes and PyTorch's count): they size
+    the emulator's limits and show a share of the hardware's rates, but never call a timing impossible."""
 
 
 @dataclass(frozen=True)
@@ -329,6 +356,11 @@ class Challenge:
     leetgpu: str | None = None
     """The folder name of the same problem in LeetGPU's official repository (`13_histogramming`): another name
     for this challenge wherever a slug is taken."""
+    extras: tuple[Shape, ...] = ()
+    """Cases beyond the challenge's own, run after them and reported apart, counted in the verdict only where
+    the run is strict: an official challenge's checks that LeetGPU's judge does not make (Given.strict)."""
+    notes: tuple[str, ...] = ()
+    """What a report should say about how this challenge is graded (an official challenge's differences)."""
 
     @property
     def dims(self) -> tuple[str, ...]:
@@ -598,8 +630,10 @@ def _pointer(fields: _Fields, name: str, ctype: CType) -> Param:
         try:
             check = Check(text)
         except ValueError:
+            check = None
+        if check is None or check is Check.ALLCLOSE:  # allclose is LeetGPU's, for its official challenges
             raise SpecError(fields.path, fields.key("check"), f"unknown check {text!r}",
-                            hint=f"one of {', '.join(c.value for c in Check)}")
+                            hint=f"one of {', '.join(c.value for c in Check if c is not Check.ALLCLOSE)}")
     elif "check" in fields.raw:
         raise SpecError(fields.path, fields.key("check"), "an input is not compared", hint="remove the key")
     return Param(name, ctype, role, (), check)

@@ -339,7 +339,7 @@ def test_every_name_the_allow_list_shows_is_a_field_of_its_record():
 
     kinds = {t.__name__: t for t in (GradeReport, BuildResult, Diagnostic, CaseResult, Comparison, Mismatch,
                                      results.PerformanceResult, TimingStats, Sources, Environment, Placement, Lag,
-                                     Finding, Isolation, JobLimit)}
+                                     Finding, Isolation, JobLimit, results.Parity)}
     seen = []
 
     def walk(rule) -> None:

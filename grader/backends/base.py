@@ -56,6 +56,10 @@ class Backend(Protocol):
         none where the backend times (it checks every timed shape while timing it); in emulation, those
         it can afford."""
 
+    def too_large(self, challenge: Challenge, shape) -> str | None:
+        """Why a case whose data is given (an official challenge's) is not run here, or None: in emulation,
+        one with more work than the emulator affords; a GPU runs every one."""
+
     def buffer_memory(self) -> tuple[int, str] | None:
         """The memory a case's buffers live in, as (bytes, where), `where` as a person reads it ("this GPU
         (NVIDIA H100)", "this machine's memory"); None when it is not known. The front ends check a

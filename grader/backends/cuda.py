@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import build, check, device, run, timing
+from grader import build, check, device, run, spec, timing
 from grader import sandbox as sandboxes
 from grader.backends.base import Environment, worker_memory_bytes
 from grader.l2flush import L2Flush
@@ -71,6 +71,9 @@ class CudaBackend:
 
     def untimed_checks(self, challenge: Challenge) -> tuple[int, ...]:
         return ()  # every timed shape is checked where it is timed
+
+    def too_large(self, challenge: Challenge, shape) -> str | None:
+        return None  # a case that does not fit the GPU's memory is the submission's MEMORY_LIMIT or the grader's note
 
     def job_limit(self, challenge: Challenge, cases, cache_dir: Path | None) -> JobLimit:
         return JobLimit(challenge.limits.job_s,
@@ -137,8 +140,10 @@ never exists on the host, and each block is still written while it sits in cache
 
 
 def upload(host: np.ndarray, cp):
-    """A device copy of a host array, by one cudaMemcpy."""
+    """A device copy of a host array, by one cudaMemcpy (bfloat16 travels as uint16: CuPy has no bfloat16)."""
     array = np.ascontiguousarray(host)
+    if array.dtype == spec.BFLOAT16:
+        array = array.view(np.uint16)
     device = cp.ndarray(array.shape, array.dtype)
     if array.nbytes:
         device.data.copy_from_host(ctypes.c_void_p(array.ctypes.data), array.nbytes)

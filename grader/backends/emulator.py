@@ -214,6 +214,17 @@ class EmulatorBackend:
         work, the same on every machine: a verdict must not depend on how fast the grader's host is."""
         return tuple(i for i, shape in enumerate(challenge.performance) if _affordable(challenge, dict(shape.dims)))
 
+    def too_large(self, challenge: Challenge, shape) -> str | None:
+        """The rule of `untimed_checks`, for a case whose data an official challenge gives: the same on every
+        machine, so that which cases a verdict rests on does not depend on the host."""
+        dims = dict(shape.dims)
+        if _affordable(challenge, dims):
+            return None
+        flops = challenge.reference.flops(dims) if challenge.reference.flops else 0.0
+        moved = challenge.reference.bytes(dims) if challenge.reference.bytes else 0.0
+        return (f"not run in emulation: {moved / 2**20:,.0f} MiB of buffers and {flops:.3g} flops, beyond the "
+                f"emulator's {UNTIMED_MAX_BYTES / 2**20:,.0f} MiB and {UNTIMED_MAX_FLOPS:.0e} flops a case; a GPU runs it")
+
     def speed(self, cache_dir: Path | None, timeout_s: float) -> Speed:
         """Measured once per backend, with a trusted calibration program (no submission code)."""
         if self._speed is None:

@@ -21,7 +21,7 @@ from grader.cli.classroom import WAIT_TIMEOUT_S, submit_remote
 from grader.cli.common import (DEBUG_KEY, DEFAULT_CHALLENGE, DEFAULT_DB, RichProgress, Terminal, _fail,
                                backend_option, budget_option, cache_option, challenges_option, check_memory,
                                check_source, choose_backend, cli, db_option, engine_options, handle_errors,
-                               known_challenges, make_box, make_engine, nvcc_option, sandbox_option)
+                               known_challenges, leetgpu_option, make_box, make_engine, nvcc_option, sandbox_option)
 from grader.errors import UsageError
 from grader.exitcodes import ExitCode
 from grader.results import Mode
@@ -50,6 +50,11 @@ def grading_options(command):
                      help="Also run the functional cases under compute-sanitizer (memcheck, racecheck) and report "
                           "each finding at its file and line. GPU only."),
         sandbox_option,
+        leetgpu_option,
+        click.option("--strict", is_flag=True,
+                     help="With an official LeetGPU challenge: its checks beyond LeetGPU's judge (values drawn again, "
+                          "outputs filled with NaN instead of zeros, inputs checked unmodified, thread orders) count "
+                          "in the verdict; without it they are reported beside it."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -58,19 +63,28 @@ def grading_options(command):
 
 def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
            as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool, sandbox_mode: str,
-           sanitize: bool, user: str | None, db: Path | None, timing_budget_s: float | None = None,
-           placement: bool = False) -> None:
+           sanitize: bool, user: str | None, db: Path | None, leetgpu_dir: Path | None, strict: bool,
+           timing_budget_s: float | None = None, placement: bool = False) -> None:
     from grader import pipeline
 
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
-    challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, challenges_dir)
+    official = _official(leetgpu_dir, slug)
+    if official is None and strict:
+        raise UsageError("--strict is for LeetGPU's official challenges",
+                         hint="pass --challenge with a folder name of your checkout (see `grader list --leetgpu PATH`)")
+    if official is not None:
+        challenge = official
+    else:
+        challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, challenges_dir)
     with contextlib.ExitStack() as stack:
         if no_cache:
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
         options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
-                                   timing_budget_s)
+                                   timing_budget_s, strict=strict)
         database = db or (DEFAULT_DB if user else None)
         hidden = [cache_dir, file.resolve().parent] + ([database.resolve().parent] if database else [])
+        if official is not None:
+            hidden.append(official.root.resolve())  # the checkout's tests and references: the grader's, not the box's
         box = make_box(terminal, sandbox_mode, hidden)
         result = _grade_with_progress(terminal, submitted, challenge, options, backend, nvcc, placement, box, sanitize)
     if database:
@@ -88,6 +102,24 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     else:
         report.render(result, terminal.out)
     sys.exit(int(exitcodes.for_verdict(result.verdict)))
+
+
+@dataclasses.dataclass(frozen=True)
+class _OfficialChoice:
+    """An official challenge named on the command line; made (with PyTorch) once the backend is known."""
+
+    root: Path
+    slug: str
+
+
+def _official(leetgpu_dir: Path | None, slug: str | None) -> _OfficialChoice | None:
+    """The official challenge `--challenge` names in the checkout, if a checkout is given and has it."""
+    from grader import leetgpu
+
+    if leetgpu_dir is None or not slug:
+        return None
+    root = leetgpu.checkout_root(leetgpu_dir)
+    return _OfficialChoice(root, slug) if leetgpu.find(root, slug) is not None else None
 
 
 def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path) -> spec.Challenge:
@@ -114,16 +146,29 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
     """The job, through an engine as a batch's and the server's are (this process, this backend): a
     failure that would fail every job is raised; the grader's own failure on this file is its
     GRADER_ERROR report (the traceback with --debug)."""
-    from grader import engines, job
+    from grader import engines, job, pipeline
 
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
         chosen = choose_backend(backend, nvcc, terminal, box)
+        leetgpu_dir = None
+        if isinstance(challenge, _OfficialChoice):
+            from grader.leetgpu import official
+
+            progress.stage("loading the official challenge and its cases (PyTorch)")
+            leetgpu_dir = challenge.root
+            try:
+                challenge = official.challenge(challenge.root, challenge.slug, options.seed,
+                                               official.device_for(chosen.name))
+            except official.Unsupported as why:
+                return pipeline.unsupported(submitted.display_path, challenge.slug, why.message, chosen.environment(),
+                                            options)
         check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
         config = engines.Config(challenge.root.parent, backend, nvcc, options.cache_dir,
-                                timing_budget_s=options.timing_budget_s, placement=placement)
+                                timing_budget_s=options.timing_budget_s, placement=placement, leetgpu=leetgpu_dir,
+                                strict=options.strict)
         task = engines.Task(0, submitted, challenge.slug, options.seed, secret=False, mode=options.mode,
                             sanitize=sanitize)
         started = time.perf_counter()
@@ -135,7 +180,7 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
                          time.perf_counter() - started)
 
 
-LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "sandbox_mode", "timing_budget_s",
+LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "sandbox_mode", "timing_budget_s", "strict",
               "placement")
 """`submit` options that choose how a local run grades; the class server chooses those itself."""
 

@@ -1,7 +1,6 @@
-"""LeetGPU's official challenges, read from the user's own checkout of its repository (issue 27, first part).
+"""The checkout as files: its catalogue, statements and signatures, read without importing anything.
 
-The repository (AlphaGPU/leetgpu-challenges, CC BY-NC-ND) is never copied into this project: the grader reads
-the checkout its user has, at run time, the way a tool reads a data set. Its layout is
+Its layout is
 `challenges/<difficulty>/<number>_<name>/` holding `challenge.py` (a `Challenge(ChallengeBase)` class: `name`,
 `atol`, `rtol`, `num_gpus`, `get_solve_signature()`, test generators and a PyTorch reference),
 `challenge.html` (the statement) and `starter/starter.cu`.

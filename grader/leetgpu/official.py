@@ -1,0 +1,215 @@
+"""An official challenge as the grading pipeline takes it: a grader.spec.Challenge built from the checkout's
+file and its cases.
+
+- Parity: the example, the functional cases and the performance case, as the file makes them (its own values,
+  outputs as it fills them), compared by LeetGPU's rule (|x − r| ≤ atol + rtol·|r| against the file's
+  reference) and run once each: the verdict LeetGPU's judge would give.
+- Extras (`Challenge.extras`, reported apart, counted only in a strict run): the functional cases drawn again
+  with another seed (values only: the shapes are the file's), outputs arriving filled with NaN instead of
+  zeros, "in" buffers checked unmodified, every thread order the backend runs (the emulator's race check).
+- A buffer's extents are the file's tensors' shapes, looked up by the case's int parameters (`Extent`): a file
+  whose sizes the int parameters do not decide cannot be called by a `solve` that only gets those.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from grader import spec
+from grader.errors import GraderError
+from grader.leetgpu import checkout, loader
+from grader.leetgpu.loader import FileCase, Loaded, Which
+
+LIMITS = spec.Limits(compile_s=120.0, case_s=20.0, timing_budget_s=2.0, job_s=300.0)
+"""LeetGPU's files state no limits; these are the grader's usual ones for a challenge (matmul's), with a longer
+job bound: a file's functional cases reach its performance sizes (matmul's 8192×6144×4096 among them)."""
+BASELINE_LABEL = "PyTorch reference"
+STRICT_SEED_SALT = 27
+"""Mixed into the run's seed for the extras' draws: other values than the parity cases', as reproducible."""
+
+
+class Unsupported(GraderError):
+    """The official challenge cannot be graded here (a type the grader has no buffer for, several GPUs, sizes
+    the int parameters do not decide): the verdict is UNSUPPORTED with this reason."""
+
+
+@dataclass(frozen=True)
+class Extent:
+    """One axis of one buffer in every case, by the case's int parameters: the shape the file's tensor has."""
+
+    param: str
+    axis: int
+    table: tuple[tuple[tuple[tuple[str, int], ...], int], ...]
+
+    def __call__(self, dims: dict[str, int]) -> int:
+        key = _key(dims)
+        for known, extent in self.table:
+            if known == key:
+                return extent
+        raise GraderError(f"{self.param}'s size is not known for {dict(key)}: not one of the file's cases")
+
+    def __str__(self) -> str:
+        return f"{self.param}.shape[{self.axis}] (the file's)"
+
+
+def _key(dims: dict[str, int]) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted((name, int(value)) for name, value in dims.items()))
+
+
+def device_for(backend_name: str) -> str:
+    """Where the file's tensors and reference live: the GPU's device where the submission runs on one."""
+    return "cuda" if backend_name == "cuda" else "cpu"
+
+
+@functools.lru_cache(maxsize=4)
+def challenge(root: Path, slug: str, seed: int, device: str = "cpu") -> spec.Challenge:
+    """The official challenge `slug` of the checkout at `root`, its cases drawn with `seed`. Raises Unsupported
+    with the reason where it cannot be graded here. Made once per (checkout, slug, seed, device) in a process:
+    the command line and the job it starts share it."""
+    official = checkout.find(root, slug)
+    if official is None:
+        raise GraderError(f"no official challenge {slug!r} in {root}")
+    if official.num_gpus is not None and official.num_gpus > 1:
+        raise Unsupported(f"{slug} needs {official.num_gpus} GPUs; the grader runs a submission on one")
+    mapped = checkout.mapped(official)
+    if mapped.unsupported:
+        raise Unsupported(f"{slug}: {mapped.unsupported}")
+    loaded = loader.load(official, device)
+    bare = _params(official, mapped)
+    parity = [*loaded.cases(Which.EXAMPLE, seed), *loaded.cases(Which.FUNCTIONAL, seed)]
+    performance = loaded.cases(Which.PERFORMANCE, seed)
+    strict = loaded.cases(Which.FUNCTIONAL, _strict_seed(seed))
+    every = [*parity, *performance, *strict]
+    _check_types(slug, bare, every)
+    params = _with_extents(slug, bare, every)
+    counts = _Counts(params, loaded, every)
+    return spec.Challenge(
+        slug=slug, title=official.title or slug, version=1, root=official.folder, entry="solve", params=params,
+        tolerance=spec.Tolerance(1.0, math.inf, (official.atol or 0.0, official.rtol or 0.0)), limits=LIMITS,
+        functional_version=1, functional=tuple(_shape(case, bare) for case in parity),
+        randomized=spec.RandomShapes(0, {}, max_bytes=0.0), performance_version=1,
+        performance=tuple(_shape(case, bare) for case in performance), baseline_label=BASELINE_LABEL,
+        reference=spec.Reference(generate=_no_draws, reference=functools.partial(_reference, loaded, params),
+                                 error_scale=lambda given, xp: {}, flops=counts.flops, bytes=counts.bytes,
+                                 baseline=functools.partial(_baseline, loaded, params), estimated=True),
+        extras=tuple(_shape(case, bare, strict=True, suffix=" reseeded") for case in strict),
+        notes=mapped.notes)
+
+
+def _strict_seed(seed: int) -> int:
+    return int(np.random.SeedSequence([seed, STRICT_SEED_SALT]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def _params(official: checkout.Official, mapped: checkout.Mapped) -> tuple[spec.Param, ...]:
+    """The parameters without extents: types as the starter writes them, roles as the file says."""
+    params = []
+    for name, written, role in mapped.params:
+        ctype = spec.c_type(written)
+        if not ctype.pointer:
+            value = spec.ScalarValue(fixed=0.0) if ctype.text == "float" else None
+            params.append(spec.Param(name, ctype, value=value))
+            continue
+        kind = spec.Role(role)
+        check = spec.Check.ALLCLOSE if kind is not spec.Role.INPUT else None
+        params.append(spec.Param(name, ctype, kind, (), check))
+    return tuple(params)
+
+
+def _check_types(slug: str, params: tuple[spec.Param, ...], cases: list[FileCase]) -> None:
+    """Every tensor of the element type the starter declares (a 16-bit float's width says half or bfloat16
+    only with the tensor's dtype), every int parameter an int."""
+    for case in cases:
+        for p in params:
+            if p.ctype.pointer:
+                got = case.arrays[p.name].dtype
+                if got != p.ctype.element.dtype:
+                    raise Unsupported(f"{slug}: {p.name} is a {got} tensor in case {case.name!r} but the starter "
+                                      f"declares {p.ctype.text}")
+            elif p.dimension and not isinstance(case.scalars.get(p.name), int):
+                raise Unsupported(f"{slug}: {p.name} is not an int in case {case.name!r}")
+
+
+def _with_extents(slug: str, params: tuple[spec.Param, ...], cases: list[FileCase]) -> tuple[spec.Param, ...]:
+    found = []
+    for p in params:
+        if not p.ctype.pointer:
+            found.append(p)
+            continue
+        tables: dict[int, dict] = {}
+        ranks = {case.arrays[p.name].ndim or 1 for case in cases}
+        if len(ranks) != 1:
+            raise Unsupported(f"{slug}: {p.name} has {len(ranks)} different numbers of dimensions across the cases")
+        rank = ranks.pop()
+        for case in cases:
+            key, shape = _key(_dims(case, params)), case.arrays[p.name].shape or (1,)
+            for axis in range(rank):
+                before = tables.setdefault(axis, {}).setdefault(key, shape[axis])
+                if before != shape[axis]:
+                    raise Unsupported(f"{slug}: {p.name}'s size is not decided by the int parameters "
+                                      f"({dict(key)} gives both {before} and {shape[axis]} along axis {axis})")
+        extents = tuple(Extent(p.name, axis, tuple(tables[axis].items())) for axis in range(rank))
+        found.append(spec.Param(p.name, p.ctype, p.role, extents, p.check))
+    return tuple(found)
+
+
+def _dims(case: FileCase, params: tuple[spec.Param, ...]) -> dict[str, int]:
+    return {p.name: int(case.scalars[p.name]) for p in params if p.dimension}
+
+
+def _shape(case: FileCase, params: tuple[spec.Param, ...], strict: bool = False, suffix: str = "") -> spec.Shape:
+    values = {p.name: float(np.float32(case.scalars[p.name])) for p in params if p.value is not None}
+    return spec.Shape(_dims(case, params), case.name + suffix, values, spec.Given(case.arrays, strict))
+
+
+def _no_draws(dims, rng):
+    raise GraderError("an official challenge's cases are the file's own: none is drawn")
+
+
+def _reference(loaded: Loaded, params: tuple[spec.Param, ...], given: dict, xp) -> dict:
+    """The file's reference_impl on the case's inputs, outputs starting as zeros (as the file's tests make them)."""
+    dims = {p.name: given[p.name] for p in params if p.dimension}
+    shapes = {p.name: p.extent(dims) for p in params if p.role is spec.Role.OUTPUT}
+    return loaded.reference(params, given, shapes)
+
+
+def _baseline(loaded: Loaded, params: tuple[spec.Param, ...], inputs: dict, xp) -> dict:
+    """The file's reference_impl on the device arrays (CuPy's, shared with PyTorch without a copy), for timing."""
+    torch = loader.torch_module()
+    given = {name: torch.from_dlpack(value) if hasattr(value, "__dlpack__") else value for name, value in inputs.items()}
+    dims = {p.name: given[p.name] for p in params if p.dimension}
+    tensors = {}
+    for p in params:
+        if p.role is spec.Role.OUTPUT:
+            tensors[p.name] = torch.empty(p.extent(dims), dtype=loader.torch_dtype(p.ctype.element), device="cuda")
+        elif p.role is not None and p.ctype.element.name == "__nv_bfloat16":
+            tensors[p.name] = given[p.name].view(torch.bfloat16).reshape(p.extent(dims))
+        elif p.role is not None:
+            tensors[p.name] = given[p.name].reshape(p.extent(dims))
+        else:
+            tensors[p.name] = given[p.name]
+    loaded.instance.reference_impl(**tensors)
+    return {}
+
+
+class _Counts:
+    """A case's bytes (every buffer once) and flops (PyTorch's count of the reference), by its int parameters:
+    estimates that size the emulator's limits and show a share of the hardware's rates."""
+
+    def __init__(self, params: tuple[spec.Param, ...], loaded: Loaded, cases: list[FileCase]):
+        self._bytes = {_key(_dims(c, params)): float(sum(a.nbytes for a in c.arrays.values())) for c in cases}
+        self._flops: dict = {}
+        for case in cases:
+            key = _key(_dims(case, params))
+            if key not in self._flops:
+                self._flops[key] = loader.flops(loaded, params, case)
+
+    def bytes(self, dims: dict[str, int]) -> float:
+        return self._bytes.get(_key(dims), 0.0)
+
+    def flops(self, dims: dict[str, int]) -> float:
+        return self._flops.get(_key(dims)) or 0.0
