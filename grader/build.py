@@ -160,7 +160,7 @@ def epilogue(prototype: str) -> str:
     return f"""
 #line 1 "{EPILOGUE_NAME}"
 #include <cuda_runtime.h>
-extern "C" {prototype};
+{type_includes(prototype)}extern "C" {prototype};
 extern "C" __attribute__((visibility("default"))) int {SYNC_SYMBOL}(void) {{
     cudaError_t launch = cudaGetLastError();
     cudaError_t sync = cudaDeviceSynchronize();
@@ -183,11 +183,16 @@ TYPE_HEADERS = (("half", "cuda_fp16.h"), ("__nv_bfloat16", "cuda_bf16.h"), ("int
 file that includes "solve.h" before them compiles there)."""
 
 
-def write_solve_header(work: Path, prototype: str) -> None:
+def type_includes(prototype: str) -> str:
+    """The #include lines the prototype's element types need: the epilogue declares `solve` after the
+    submission, which may not have included them (a starter taking `unsigned char*` includes no <cstdint>)."""
     words = set(re.findall(r"\w+", prototype))
-    includes = "".join(f"#include <{header}>\n" for header in dict.fromkeys(h for t, h in TYPE_HEADERS if t in words))
-    (work / SOLVE_HEADER).write_text(f'#pragma once\n{includes}// The entry point, as the challenge declares it.\n'
-                                     f'extern "C" {prototype};\n')
+    return "".join(f"#include <{header}>\n" for header in dict.fromkeys(h for t, h in TYPE_HEADERS if t in words))
+
+
+def write_solve_header(work: Path, prototype: str) -> None:
+    (work / SOLVE_HEADER).write_text(f'#pragma once\n{type_includes(prototype)}// The entry point, as the challenge '
+                                     f'declares it.\nextern "C" {prototype};\n')
 
 
 def line_name(display_path: str) -> str:

@@ -40,21 +40,34 @@ class Unsupported(GraderError):
 
 @dataclass(frozen=True)
 class Extent:
-    """One axis of one buffer in every case, by the case's int parameters: the shape the file's tensor has."""
+    """One axis of one buffer in every case, by the case's int parameters: the shape the file's tensor has
+    (`axis` None: its whole element count, for a buffer whose number of dimensions differs between cases, a
+    matrix in one and the same data flattened in another; `solve` gets a pointer either way)."""
 
     param: str
-    axis: int
-    table: tuple[tuple[tuple[tuple[str, int], ...], int], ...]
+    axis: int | None
+    shapes: "Shapes"
 
     def __call__(self, dims: dict[str, int]) -> int:
-        key = _key(dims)
-        for known, extent in self.table:
-            if known == key:
-                return extent
-        raise GraderError(f"{self.param}'s size is not known for {dict(key)}: not one of the file's cases")
+        shape = self.shapes.of(dims)[self.param]
+        return math.prod(shape) if self.axis is None else shape[self.axis]
 
     def __str__(self) -> str:
-        return f"{self.param}.shape[{self.axis}] (the file's)"
+        return f"{self.param}.shape[{self.axis}] (the file's)" if self.axis is not None else f"{self.param}.numel()"
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Every buffer's shape in each case, by the case's int parameters (which must decide them)."""
+
+    table: tuple[tuple[tuple[tuple[str, int], ...], dict[str, tuple[int, ...]]], ...]
+
+    def of(self, dims: dict[str, int]) -> dict[str, tuple[int, ...]]:
+        key = _key(dims)
+        for known, shapes in self.table:
+            if known == key:
+                return shapes
+        raise GraderError(f"no case of the file has the sizes {dict(key)}: the buffers' shapes are not known")
 
 
 def _key(dims: dict[str, int]) -> tuple[tuple[str, int], ...]:
@@ -86,7 +99,8 @@ def challenge(root: Path, slug: str, seed: int, device: str = "cpu") -> spec.Cha
     strict = loaded.cases(Which.FUNCTIONAL, _strict_seed(seed))
     every = [*parity, *performance, *strict]
     _check_types(slug, bare, every)
-    params = _with_extents(slug, bare, every)
+    shapes = _shapes(slug, bare, every)
+    params = _with_extents(bare, shapes, every)
     counts = _Counts(params, loaded, every)
     return spec.Challenge(
         slug=slug, title=official.title or slug, version=1, root=official.folder, entry="solve", params=params,
@@ -94,9 +108,9 @@ def challenge(root: Path, slug: str, seed: int, device: str = "cpu") -> spec.Cha
         functional_version=1, functional=tuple(_shape(case, bare) for case in parity),
         randomized=spec.RandomShapes(0, {}, max_bytes=0.0), performance_version=1,
         performance=tuple(_shape(case, bare) for case in performance), baseline_label=BASELINE_LABEL,
-        reference=spec.Reference(generate=_no_draws, reference=functools.partial(_reference, loaded, params),
+        reference=spec.Reference(generate=_no_draws, reference=functools.partial(_reference, loaded, params, shapes),
                                  error_scale=lambda given, xp: {}, flops=counts.flops, bytes=counts.bytes,
-                                 baseline=functools.partial(_baseline, loaded, params), estimated=True),
+                                 baseline=functools.partial(_baseline, loaded, params, shapes), estimated=True),
         extras=tuple(_shape(case, bare, strict=True, suffix=" reseeded") for case in strict),
         notes=mapped.notes)
 
@@ -134,26 +148,29 @@ def _check_types(slug: str, params: tuple[spec.Param, ...], cases: list[FileCase
                 raise Unsupported(f"{slug}: {p.name} is not an int in case {case.name!r}")
 
 
-def _with_extents(slug: str, params: tuple[spec.Param, ...], cases: list[FileCase]) -> tuple[spec.Param, ...]:
+def _shapes(slug: str, params: tuple[spec.Param, ...], cases: list[FileCase]) -> Shapes:
+    """The first case's shapes for each set of int parameters; another case with the same ones may hold the
+    same number of elements in another shape (flattened), not another number."""
+    table: dict = {}
+    for case in cases:
+        shapes = {name: array.shape or (1,) for name, array in case.arrays.items()}
+        before = table.setdefault(_key(_dims(case, params)), shapes)
+        differs = [name for name in shapes if math.prod(before[name]) != math.prod(shapes[name])]
+        if differs:
+            raise Unsupported(f"{slug}: {differs[0]}'s size is not decided by the int parameters ("
+                              f"{dict(_key(_dims(case, params)))} gives both {before[differs[0]]} and {shapes[differs[0]]})")
+    return Shapes(tuple(table.items()))
+
+
+def _with_extents(params: tuple[spec.Param, ...], shapes: Shapes, cases: list[FileCase]) -> tuple[spec.Param, ...]:
     found = []
     for p in params:
         if not p.ctype.pointer:
             found.append(p)
             continue
-        tables: dict[int, dict] = {}
         ranks = {case.arrays[p.name].ndim or 1 for case in cases}
-        if len(ranks) != 1:
-            raise Unsupported(f"{slug}: {p.name} has {len(ranks)} different numbers of dimensions across the cases")
-        rank = ranks.pop()
-        for case in cases:
-            key, shape = _key(_dims(case, params)), case.arrays[p.name].shape or (1,)
-            for axis in range(rank):
-                before = tables.setdefault(axis, {}).setdefault(key, shape[axis])
-                if before != shape[axis]:
-                    raise Unsupported(f"{slug}: {p.name}'s size is not decided by the int parameters "
-                                      f"({dict(key)} gives both {before} and {shape[axis]} along axis {axis})")
-        extents = tuple(Extent(p.name, axis, tuple(tables[axis].items())) for axis in range(rank))
-        found.append(spec.Param(p.name, p.ctype, p.role, extents, p.check))
+        axes = range(ranks.pop()) if len(ranks) == 1 else (None,)
+        found.append(spec.Param(p.name, p.ctype, p.role, tuple(Extent(p.name, axis, shapes) for axis in axes), p.check))
     return tuple(found)
 
 
@@ -170,26 +187,26 @@ def _no_draws(dims, rng):
     raise GraderError("an official challenge's cases are the file's own: none is drawn")
 
 
-def _reference(loaded: Loaded, params: tuple[spec.Param, ...], given: dict, xp) -> dict:
-    """The file's reference_impl on the case's inputs, outputs starting as zeros (as the file's tests make them)."""
-    dims = {p.name: given[p.name] for p in params if p.dimension}
-    shapes = {p.name: p.extent(dims) for p in params if p.role is spec.Role.OUTPUT}
-    return loaded.reference(params, given, shapes)
+def _reference(loaded: Loaded, params: tuple[spec.Param, ...], shapes: Shapes, given: dict, xp) -> dict:
+    """The file's reference_impl on the case's inputs, outputs starting as zeros (as the file's tests make them)
+    in the case's own shapes (`given` holds the outputs' starting contents of a case whose data is given)."""
+    own = shapes.of({p.name: given[p.name] for p in params if p.dimension})
+    return loaded.reference(params, given, {**own, **{name: given[name].shape for name in own if name in given}})
 
 
-def _baseline(loaded: Loaded, params: tuple[spec.Param, ...], inputs: dict, xp) -> dict:
+def _baseline(loaded: Loaded, params: tuple[spec.Param, ...], shapes: Shapes, inputs: dict, xp) -> dict:
     """The file's reference_impl on the device arrays (CuPy's, shared with PyTorch without a copy), for timing."""
     torch = loader.torch_module()
     given = {name: torch.from_dlpack(value) if hasattr(value, "__dlpack__") else value for name, value in inputs.items()}
-    dims = {p.name: given[p.name] for p in params if p.dimension}
+    case = shapes.of({p.name: given[p.name] for p in params if p.dimension})
     tensors = {}
     for p in params:
         if p.role is spec.Role.OUTPUT:
-            tensors[p.name] = torch.empty(p.extent(dims), dtype=loader.torch_dtype(p.ctype.element), device="cuda")
+            tensors[p.name] = torch.empty(case[p.name], dtype=loader.torch_dtype(p.ctype.element), device="cuda")
         elif p.role is not None and p.ctype.element.name == "__nv_bfloat16":
-            tensors[p.name] = given[p.name].view(torch.bfloat16).reshape(p.extent(dims))
+            tensors[p.name] = given[p.name].view(torch.bfloat16).reshape(case[p.name])
         elif p.role is not None:
-            tensors[p.name] = given[p.name].reshape(p.extent(dims))
+            tensors[p.name] = given[p.name].reshape(case[p.name])
         else:
             tensors[p.name] = given[p.name]
     loaded.instance.reference_impl(**tensors)

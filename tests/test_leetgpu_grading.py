@@ -1,0 +1,165 @@
+"""Grading LeetGPU's official challenges from a checkout (issue 27), against tests/leetgpu_fixture: a small
+checkout written for this project in LeetGPU's published format (its own challenges, none of LeetGPU's
+content). PyTorch's CPU build runs the files' generators and references, the emulator the submissions.
+
+Each submission in tests/submissions/leetgpu/ says in its header the verdict LeetGPU's judge would give
+(`// expect:`, the run's verdict) and what the checks beyond it conclude (`// strict:`, the verdict with the
+strict cases counted)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from grader import check, pipeline, spec
+from grader.cli import cli
+from grader.errors import UsageError
+from grader.results import CaseKind, Mode
+from grader.verdict import Verdict, overall
+
+from conftest import ROOT, read
+
+torch = pytest.importorskip("torch", reason="the leetgpu extra (PyTorch) is not installed")
+from grader.leetgpu import loader, official  # noqa: E402
+
+FIXTURE = ROOT / "tests" / "leetgpu_fixture"
+SUBMISSIONS = ROOT / "tests" / "submissions" / "leetgpu"
+SLUGS = {"vector_add": "1_vector_add", "half_axpby": "902_half_axpby", "value_count": "903_value_count",
+         "min_max": "904_min_max", "bf16_scale": "905_bf16_scale", "short_copy": "907_short_copy"}
+SEED = 5
+
+
+def _header(path: Path, key: str) -> str:
+    for line in path.read_text().splitlines()[:4]:
+        if line.startswith(f"// {key}:"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"{path.name} has no // {key}: line")
+
+
+def _slug(path: Path) -> str:
+    return next(slug for prefix, slug in SLUGS.items() if path.name.startswith(prefix))
+
+
+@pytest.fixture(scope="module")
+def emulator():
+    if shutil.which("g++") is None:
+        pytest.skip("the emulator needs g++")
+    from grader.backends.emulator import EmulatorBackend
+    return EmulatorBackend()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(SUBMISSIONS.glob("*.cu")), ids=lambda p: p.stem)
+def test_parity_verdict_and_the_strict_checks_apart(path, emulator, tmp_path):
+    """The run's verdict is the one LeetGPU's judge would give; the strict cases run after, reported apart,
+    and change it only where the run is strict."""
+    try:
+        challenge = official.challenge(FIXTURE, _slug(path), SEED, "cpu")
+    except official.Unsupported as why:
+        assert _header(path, "expect") == "UNSUPPORTED" == _header(path, "strict"), why.message
+        return
+    report = pipeline.grade(read(path, path.name), challenge, emulator, pipeline.Options(Mode.RUN, SEED, tmp_path))
+    assert report.verdict.name == _header(path, "expect"), report.message
+    strict_cases = [c for c in report.cases if c.kind is CaseKind.STRICT]
+    if report.accepted:
+        assert strict_cases, "the strict checks run after an accepted parity run"
+    assert overall([c.verdict for c in report.cases]).name == _header(path, "strict")
+    assert report.parity is not None and report.parity.atol == challenge.tolerance.allclose[0]
+    assert report.parity.extras_failed == sum(1 for c in strict_cases if c.verdict.failed)
+
+
+@pytest.mark.slow
+def test_strict_makes_the_extra_checks_count(emulator, tmp_path):
+    path = SUBMISSIONS / "value_count_unzeroed.cu"
+    challenge = official.challenge(FIXTURE, "903_value_count", SEED, "cpu")
+    report = pipeline.grade(read(path, path.name), challenge, emulator,
+                            pipeline.Options(Mode.RUN, SEED, tmp_path, strict=True))
+    assert report.verdict is Verdict.WRONG_ANSWER
+    assert report.message.startswith("strict case") and "NaN" in report.message
+    assert report.parity.strict and report.parity.extras_failed
+
+
+def test_the_files_cases_become_parity_cases_and_reseeded_extras():
+    c = official.challenge(FIXTURE, "1_vector_add", SEED, "cpu")
+    assert [s.name for s in c.functional][:2] == ["example", "test 1"]
+    assert all(s.parity for s in c.functional) and not any(s.parity for s in c.extras)
+    assert [s.dims for s in c.extras] == [s.dims for s in c.functional[1:]], "reseeded: the same shapes"
+    drawn = [(a, b) for a, b in zip(c.functional[1:], c.extras) if a.dims["N"] >= 1000]
+    assert drawn and all(not np.array_equal(a.given.arrays["A"], b.given.arrays["A"]) for a, b in drawn)
+    again = official.challenge.__wrapped__(FIXTURE, "1_vector_add", SEED, "cpu")
+    assert all(np.array_equal(a.given.arrays["A"], b.given.arrays["A"]) for a, b in zip(c.functional, again.functional))
+    n = spec.c_type("int")
+    assert [p.ctype.text for p in c.params] == ["const float*", "const float*", "float*", n.text]
+    assert c.tolerance.allclose == (1e-5, 1e-5) and c.reference.estimated
+    assert c.params[2].extent({"N": 1000}) == (1000,)
+
+
+def test_half_inout_with_float_scalars_and_declarative_inputs():
+    c = official.challenge(FIXTURE, "902_half_axpby", SEED, "cpu")
+    y = next(p for p in c.params if p.name == "y")
+    assert y.role is spec.Role.INOUT and y.ctype.element.name == "half"
+    assert {p.name for p in c.scalars} == {"alpha", "beta"}
+    performance = c.performance[0]
+    assert performance.given.arrays["x"].dtype == np.float16 and set(performance.values) == {"alpha", "beta"}
+
+
+def test_unsupported_says_why():
+    with pytest.raises(official.Unsupported, match="2 GPUs"):
+        official.challenge(FIXTURE, "906_two_gpu_sum", SEED, "cpu")
+    with pytest.raises(official.Unsupported, match="'x'"):
+        official.challenge(FIXTURE, "907_short_copy", SEED, "cpu")
+
+
+def test_without_pytorch_a_grade_says_which_extra(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_torch(name, *args, **kwargs):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError("no torch here")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_torch)
+    with pytest.raises(UsageError) as raised:
+        loader.torch_module()
+    assert "[leetgpu]" in raised.value.hint
+
+
+def test_allclose_is_leetgpus_rule():
+    tolerance = spec.Tolerance(1.0, math.inf, (1e-3, 1e-2))
+    expected = np.array([1.0, 100.0, 0.0], np.float32)
+    inside = expected + np.array([1e-3 + 1e-2 * 0.999, 1.0, 9e-4], np.float32)
+    assert check.compare_allclose("y", inside, expected, tolerance).passed
+    outside = expected + np.array([0.0, 1.1 + 1e-3, 0.0], np.float32)
+    found = check.compare_allclose("y", outside, expected, tolerance)
+    assert not found.passed and found.bad_count == 1 and found.first_bad[0].index == (1,)
+    assert "atol 0.001, rtol 0.01" in check.describe(found, tolerance)
+    nan = np.array([np.nan, 100.0, 0.0], np.float32)
+    assert not check.compare_allclose("y", nan, nan, tolerance).passed, "NaN never equals NaN"
+    counts = np.array([70_000, 3], np.int32)  # squares past int32: compared in float64
+    assert check.compare_allclose("c", counts, counts, spec.Tolerance(1.0, math.inf, (0.0, 0.0))).passed
+
+
+@pytest.mark.slow
+def test_the_command_line_grades_an_official_challenge(tmp_path):
+    result = CliRunner().invoke(cli, ["run", str(SUBMISSIONS / "vector_add_right.cu"), "--challenge", "1_vector_add",
+                                      "--leetgpu", str(FIXTURE), "--backend", "emulator", "--json", "--seed", "3",
+                                      "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["challenge"] == "1_vector_add" and report["verdict"] == "ACCEPTED"
+    assert report["parity"]["atol"] == 1e-5 and report["parity"]["extras_run"] > 0
+    unsupported = CliRunner().invoke(cli, ["run", str(SUBMISSIONS / "short_copy.cu"), "--challenge", "907_short_copy",
+                                           "--leetgpu", str(FIXTURE), "--backend", "emulator", "--json",
+                                           "--cache-dir", str(tmp_path)])
+    assert json.loads(unsupported.stdout)["verdict"] == "UNSUPPORTED"
+    refused = CliRunner().invoke(cli, ["run", str(SUBMISSIONS / "vector_add_right.cu"), "--challenge", "vector_add",
+                                       "--strict", "--backend", "emulator"])
+    assert refused.exit_code == 2 and "--strict is for LeetGPU" in refused.output
