@@ -183,7 +183,8 @@ extern "C" void solve(const float* input, float* output, int N) {
     if (prepare_state(tiles) != cudaSuccess) return;  // output stays unwritten, and the check says so
     ++epoch;
     scan_single_pass<<<tiles, THREADS>>>(input, output, count, state, tickets_drawn, epoch);
-    if (cudaGetLastError() != cudaSuccess) {
+    // Peek, not get: the launch's error stays for the caller to read.
+    if (cudaPeekAtLastError() != cudaSuccess) {
         epoch = LAST_EPOCH;  // the kernel did not run: count nothing, and zero the state next call
         return;
     }

@@ -39,7 +39,8 @@ __device__ __forceinline__ float quad_squares(float4 p, float4 t) {
     return (square_diff(p.x, t.x) + square_diff(p.y, t.y)) + (square_diff(p.z, t.z) + square_diff(p.w, t.w));
 }
 
-// This thread's share of the squared differences: float4 pairs (when aligned) IN_FLIGHT at a time, then the rest.
+// This thread's share of the squared differences: float4 pairs (when aligned) IN_FLIGHT at a time, then
+// the rest.
 template <bool FLOAT4>
 __device__ double thread_squares(const float* P, const float* T, unsigned count) {
     unsigned first = blockIdx.x * BLOCK + threadIdx.x, stride = gridDim.x * BLOCK;

@@ -1,7 +1,8 @@
 // Approach: two passes. The first computes the pair (M, S) = (maximum, sum of exp(x - M)) online: each
 // thread over a grid-stride run of float4s (four in flight), warps combining pairs with shuffles, and the
 // last block to finish (an atomic ticket) combining the blocks' pairs in block order. The second writes
-// exp(x - M) · (1 / S) with float4 loads and stores. From this project's challenges/softmax/levels/4_float4_shuffle.cu.
+// exp(x - M) · (1 / S) with float4 loads and stores.
+// From this project's challenges/softmax/levels/4_float4_shuffle.cu.
 #include <cstdint>
 #include <cuda_runtime.h>
 #include <math.h>
