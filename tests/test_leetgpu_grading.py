@@ -141,6 +141,9 @@ def test_allclose_is_leetgpus_rule():
     found = check.compare_allclose("y", outside, expected, tolerance)
     assert not found.passed and found.bad_count == 1 and found.first_bad[0].index == (1,)
     assert "atol 0.001, rtol 0.01" in check.describe(found, tolerance)
+    ends = np.array([-np.inf, 1.0, np.inf], np.float32)
+    assert check.compare_allclose("y", ends, ends, tolerance).passed, "an infinity equals the same infinity"
+    assert not check.compare_allclose("y", ends[::-1].copy(), ends, tolerance).passed
     nan = np.array([np.nan, 100.0, 0.0], np.float32)
     assert not check.compare_allclose("y", nan, nan, tolerance).passed, "NaN never equals NaN"
     counts = np.array([70_000, 3], np.int32)  # squares past int32: compared in float64

@@ -10,6 +10,7 @@ the grader's own machinery, the same as for its own challenges.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
 import sys
@@ -120,7 +121,8 @@ class Loaded:
         """The file's reference_impl on `given` (host arrays and scalars), its outputs and inouts as host
         arrays. Outputs (of `shapes`) start as zeros, as LeetGPU's tests make them."""
         tensors = self.tensors(params, given, shapes)
-        self.call("reference_impl", self.instance.reference_impl, **tensors)
+        with ieee_fp32():
+            self.call("reference_impl", self.instance.reference_impl, **tensors)
         return {p.name: to_numpy(tensors[p.name]) for p in params if p.role in (spec.Role.OUTPUT, spec.Role.INOUT)}
 
     def tensors(self, params: tuple[spec.Param, ...], given: dict[str, Any], shapes: dict[str, tuple[int, ...]],
@@ -137,6 +139,20 @@ class Loaded:
             else:
                 found[p.name] = to_torch(given[p.name], device)
         return found
+
+
+@contextlib.contextmanager
+def ieee_fp32():
+    """FP32 products and convolutions in FP32, not TF32, while the reference runs: PyTorch lets cuDNN convolve
+    in TF32 by default, and a reference rounded to 10 bits fails a correct FP32 kernel (on an H200, 97% of
+    10_2d_convolution's timed outputs differed from an exact FP32 kernel's by 4e-4 relative)."""
+    torch = torch_module()
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
 def load(official: Official, device: str = "cpu") -> Loaded:
