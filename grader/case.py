@@ -224,7 +224,8 @@ def _compare(challenge: Challenge, case: Case, param: Param, guards: dict[str, i
     if param.check is Check.TOLERANCE:
         return check.compare(param.name, got, expected, case.scale[param.name], challenge.tolerance, guards)
     if param.check is Check.ALLCLOSE:
-        return check.compare_allclose(param.name, got, expected, challenge.tolerance, guards)
+        widen = float(case.scale[param.name]) if param.name in case.scale else 1.0
+        return check.compare_allclose(param.name, got, expected, challenge.tolerance, guards, widen)
     return check.compare_exact(param.name, got, expected, ordered=param.check is Check.EXACT)
 
 

@@ -577,7 +577,8 @@ def _parity(state: _Run, checked) -> Parity | None:
     first = "" if failing is None else headline(
         "strict", extras[failing].label, f"{extras[failing].verdict.name}: {extras[failing].message}")
     return Parity(*c.tolerance.allclose, state.options.strict, sum(1 for e in extras if e.verdict is not Verdict.SKIPPED),
-                  sum(1 for e in extras if e.verdict.failed), first, c.notes)
+                  sum(1 for e in extras if e.verdict.failed), first, c.notes,
+                  tuple(case.label for case in checked if any(x.widened != 1.0 for x in case.comparisons)))
 
 
 def _isolation(state: _Run) -> Isolation:

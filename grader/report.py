@@ -237,6 +237,11 @@ def _parity_lines(p) -> list[Text]:
             counted = "counted in the verdict" if p.strict else "not counted in the verdict (--strict counts them)"
             beyond += f", {counted}; first: {visible(p.first_failure, MESSAGE_SHOWN_CHARS)}"
         lines.append(Text(beyond, style="yellow" if p.extras_failed else "dim"))
+    if p.widened:
+        lines.append(Text(f"the file's own FP32 reference misses its rule against the exact answer at "
+                          f"{len(p.widened)} case{'s' if len(p.widened) > 1 else ''} ({', '.join(p.widened[:4])}"
+                          f"{', …' if len(p.widened) > 4 else ''}): compared there with the exact (FP64) answer, the rule "
+                          "widened to twice what PyTorch's FP32 needs", style="dim"))
     lines += [Text(f"note: {visible(note, MESSAGE_SHOWN_CHARS)}", style="dim") for note in p.notes]
     return lines
 

@@ -159,6 +159,9 @@ class Parity:
     """The first failing extra check's headline (its label, verdict and message)."""
     notes: tuple[str, ...] = ()
     """How this challenge differs from the grader's own rules (an input its starter leaves writable...)."""
+    widened: tuple[str, ...] = ()
+    """The cases compared with the rule widened against the exact answer: the file's own FP32 reference misses
+    the rule there (grader.leetgpu.official._Answers)."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +302,8 @@ PUBLIC_REPORT = Shown("GradeReport", {
                                      "lag": _LAG}),
     "sanitizer": Each(Shown("Finding", _keep("tool", "what", "where"))),
     "isolation": Shown("Isolation", _keep("boxed", "description", "worker_uid", "seccomp_filters", "memory_bytes")),
-    "parity": Shown("Parity", _keep("atol", "rtol", "strict", "extras_run", "extras_failed", "first_failure", "notes")),
+    "parity": Shown("Parity", _keep("atol", "rtol", "strict", "extras_run", "extras_failed", "first_failure", "notes",
+                                     "widened")),
 }, composed=("message", "cases", "job_limit", "secret"), blanks={"seed": None, "wall_s": None, "kernel_s": None})
 """What a student (or anyone) sees of a secret run. Withheld: the seed (it reproduces the hidden shapes),
 the wall time and the time inside solve (both grow with the hidden shapes), and what the submission

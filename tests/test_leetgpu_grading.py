@@ -8,6 +8,7 @@ strict cases counted)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -148,6 +149,22 @@ def test_allclose_is_leetgpus_rule():
     assert not check.compare_allclose("y", nan, nan, tolerance).passed, "NaN never equals NaN"
     counts = np.array([70_000, 3], np.int32)  # squares past int32: compared in float64
     assert check.compare_allclose("c", counts, counts, spec.Tolerance(1.0, math.inf, (0.0, 0.0))).passed
+
+
+def test_an_unattainable_rule_is_widened_against_the_exact_answer():
+    """Where the file's FP32 reference itself misses the rule, the submission is held to twice what it needs."""
+    exact = np.array([1.0, -2.0, 1e-9])
+    fp32 = (exact + np.array([3e-5, 0.0, 0.0])).astype(np.float32)
+    factor = official._shortfall(fp32, exact, 1e-5, 1e-5)
+    assert 1.4 < factor < 1.6  # 3e-5 over an allowance of 2e-5
+    assert official._shortfall(exact.astype(np.float32), exact, 1e-5, 1e-5) <= 1.0
+    assert official._shortfall(fp32, exact, 0.0, 0.0) == 1.0, "no finite factor: the rule stands"
+    tolerance = spec.Tolerance(1.0, math.inf, (1e-5, 1e-5))
+    other_order = (exact - np.array([3e-5, 0.0, 0.0])).astype(np.float32)
+    assert not check.compare_allclose("y", other_order, exact, tolerance).passed
+    widened = check.compare_allclose("y", other_order, exact, tolerance, widen=official.WIDEN_MARGIN * factor)
+    assert widened.passed and widened.widened == official.WIDEN_MARGIN * factor
+    assert "widened" in check.describe(dataclasses.replace(widened, passed=False), tolerance)
 
 
 @pytest.mark.slow
