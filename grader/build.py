@@ -35,7 +35,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import libraries
 from grader import sandbox as boxes
+from grader.libraries import LibraryPolicy
 from grader.errors import BackendUnavailable, SandboxFailed
 from grader.source import Source
 
@@ -113,6 +115,8 @@ class BuildRequest:
     box: boxes.Sandbox | None = None
     """The compile's box; None: no bubblewrap, but the limits and the clean environment still apply."""
     extra_flags: tuple[str, ...] = field(default=())
+    libraries: LibraryPolicy = LibraryPolicy.NONE
+    """Which of CCCL the submission may use (grader.libraries): its hidden headers, its refused symbols."""
 
     @property
     def display_path(self) -> str:
@@ -206,7 +210,8 @@ def translation_unit(source_text: str, display_path: str, prototype: str) -> str
 
 
 def cache_key(unit: str, request: BuildRequest) -> str:
-    material = json.dumps([BUILD_FORMAT, unit, request.toolchain.key, BASE_FLAGS, request.extra_flags])
+    material = json.dumps([BUILD_FORMAT, unit, request.toolchain.key, BASE_FLAGS, request.extra_flags,
+                           request.libraries.value])
     return hashlib.sha256(material.encode()).hexdigest()[:24]
 
 
@@ -359,7 +364,8 @@ def _log_text(kept: bytearray, dropped: int) -> str:
 
 
 def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, display_path: str,
-             entry: str, prototype: str, timeout_s: float) -> BuildResult:
+             entry: str, prototype: str, timeout_s: float,
+             policy: LibraryPolicy = LibraryPolicy.NONE) -> BuildResult:
     """A BuildResult from a compiler run, with diagnostics pointing at the user's file."""
     if tool.returncode is None:
         return BuildResult(BuildStatus.COMPILE_ERROR, f"compilation took longer than {timeout_s:g} s and was stopped",
@@ -373,7 +379,7 @@ def compiled(tool: ToolRun, command: tuple[str, ...], work: Path, source: Path, 
                         for d in parse_diagnostics(log))
     log = log.replace(shown_as, display_path) if shown_as != display_path else log
     if tool.returncode != 0:
-        status, message = classify_failure(diagnostics, log, entry, prototype)
+        status, message = classify_failure(diagnostics, log, entry, prototype, policy)
         return BuildResult(status, message, diagnostics=diagnostics, log=log, command=command, seconds=tool.seconds)
     return BuildResult(BuildStatus.OK, "compiled", None, diagnostics, log, command, tool.seconds)
 
@@ -383,12 +389,28 @@ def _compile(unit: str, work: Path, command: tuple[str, ...], request: BuildRequ
     source.write_text(unit)
     write_solve_header(work, request.prototype)
     tool = run_tool(command, work, request.timeout_s, request.box, toolchain_paths(request.toolchain.nvcc),
-                    masked=library_header_dirs(request.toolchain.nvcc))
+                    masked=library_header_dirs(request.toolchain.nvcc, request.libraries.hidden))
     result = compiled(tool, command, work, source, request.display_path, request.entry, request.prototype,
-                      request.timeout_s)
+                      request.timeout_s, request.libraries)
     if result.status is not BuildStatus.OK:
         return result
-    return _check_exports(dataclasses.replace(result, artifact=work / LIBRARY_NAME), request)
+    result = _check_exports(dataclasses.replace(result, artifact=work / LIBRARY_NAME), request)
+    if result.status is not BuildStatus.OK:
+        return result
+    found = libraries.refused(request.libraries, result.artifact)
+    if found:
+        return dataclasses.replace(result, status=BuildStatus.COMPILE_ERROR, message=(
+            f"the library holds code the library policy does not allow ({request.libraries.describe}): {found}. "
+            + _allowing(request.libraries)))
+    return result
+
+
+def _allowing(policy: LibraryPolicy) -> str:
+    """What the student can do: write it, or ask for the policy that allows it."""
+    if policy is LibraryPolicy.NONE:
+        return ("Write the kernel yourself (an instructor may allow CUB's block-level collectives, --libraries block, "
+                "or all of CCCL, --libraries cccl)")
+    return "Write the whole-problem part yourself; block- and warp-level CUB collectives are allowed"
 
 
 LIBRARIES = ("cub", "thrust")
@@ -399,7 +421,7 @@ LIBRARY_INCLUDE = re.compile(r"\b(cub|thrust)/")
 
 
 @functools.cache
-def library_header_dirs(compiler: Path) -> tuple[Path, ...]:
+def library_header_dirs(compiler: Path, hidden: tuple[str, ...] = LIBRARIES) -> tuple[Path, ...]:
     """CUB's and Thrust's header folders as this nvcc finds them (CUDA 13: include/cccl/cub; CUDA 12:
     include/cub), hidden from every compile of a submission when the sandbox is active. nvcc (often a
     wrapper script) says where it looks in a dry run: the folders after -I and -isystem."""
@@ -409,7 +431,7 @@ def library_header_dirs(compiler: Path) -> tuple[Path, ...]:
     except (OSError, subprocess.TimeoutExpired):
         return ()
     folders = {Path(m) for m in re.findall(r'(?:-I|-isystem"?\s*"?)"?([^"\s]+)', dry.stdout + dry.stderr)}
-    found = {(f / name).resolve() for f in folders for name in LIBRARIES if (f / name).is_dir()}
+    found = {(f / name).resolve() for f in folders for name in hidden if (f / name).is_dir()}
     return tuple(sorted(found))
 
 
@@ -534,7 +556,7 @@ def _names_library_header(message: str) -> bool:
 
 
 def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
-                     prototype: str) -> tuple[BuildStatus, str]:
+                     prototype: str, policy: LibraryPolicy = LibraryPolicy.NONE) -> tuple[BuildStatus, str]:
     errors = [d for d in diagnostics if d.severity == "error"]
     in_epilogue = [d for d in errors if d.path == EPILOGUE_NAME]
     undefined = [d for d in errors if d.message.startswith("undefined reference")]
@@ -550,9 +572,11 @@ def classify_failure(diagnostics: tuple[Diagnostic, ...], log: str, entry: str,
             "write the kernel yourself")
     library = next((d for d in own if _names_library_header(d.message)), None)
     if library:
+        hidden = " and ".join(name.capitalize() if name == "thrust" else name.upper() for name in policy.hidden)
         return BuildStatus.COMPILE_ERROR, (
-            f"{library}: CUB and Thrust are library code, which submissions may not use (the statement's "
-            "rules); the compiler does not see them. Write the kernel yourself")
+            f"{library}: {hidden} {'are' if ' and ' in hidden else 'is'} library code the library policy does not "
+            f"allow ({policy.describe}); the compiler does not see {'them' if ' and ' in hidden else 'it'}. "
+            + _allowing(policy))
     if own:
         first = own[0]
         return BuildStatus.COMPILE_ERROR, f"{first}" + (f" (and {len(own) - 1} more)" if len(own) > 1 else "")

@@ -28,6 +28,7 @@ from typing import Protocol
 
 from grader import __version__
 from grader.errors import Failure, GraderError, UsageError
+from grader.libraries import LibraryPolicy
 from grader.results import GradeReport, Mode
 from grader.source import Source
 
@@ -49,6 +50,8 @@ class Config:
     """A checkout of LeetGPU's official challenges: a task naming one of its folders grades against it."""
     strict: bool = False
     """An official challenge's checks beyond LeetGPU's judge count in the verdict (pipeline.Options.strict)."""
+    libraries: str = "none"
+    """The library policy (grader.libraries.LibraryPolicy's value) every job is graded under."""
 
 
 @dataclass(frozen=True)
@@ -162,8 +165,8 @@ def run_task(config: Config, task: Task, backend=None, progress=None) -> Outcome
             raise VersionMismatch(f"this worker's {task.challenge} (v{challenge.version}, fingerprint "
                                   f"{fingerprint(challenge)}) differs from the server's ({task.fingerprint})",
                                   hint="install the same challenges on every node")
-        options = pipeline.Options(task.mode, task.seed, config.cache_dir, config.timing_budget_s, strict=config.strict,
-                                   secret=task.secret)
+        options = pipeline.Options(task.mode, task.seed, config.cache_dir, config.timing_budget_s,
+                                   libraries=LibraryPolicy(config.libraries), strict=config.strict, secret=task.secret)
         report = job.grade_job(job.Job(task.source, challenge, options, config.placement, task.sanitize), chosen,
                                progress)
         return Outcome(task.key, report)

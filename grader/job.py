@@ -120,4 +120,5 @@ def grader_error(display_path: str, challenge: Challenge, environment, options: 
         functional_version=c.functional_version, performance_version=c.performance_version,
         mode=options.mode, seed=options.seed, verdict=Verdict.GRADER_ERROR, message=message, build=None,
         cases=(), performance=(), environment=environment, baseline_label=c.baseline_label,
-        grader_version=__version__, wall_s=wall_s, kernel_s=0.0, secret=options.secret)
+        grader_version=__version__, wall_s=wall_s, kernel_s=0.0, secret=options.secret,
+        libraries=options.libraries.value)

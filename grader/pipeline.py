@@ -13,6 +13,7 @@ from typing import Callable, Protocol
 
 from grader import __version__, build, case as cases, channel, run, source as sources, timing
 from grader.backends import Backend
+from grader.libraries import LibraryPolicy
 from grader.results import (HIDDEN_JOB_LIMIT, CaseKind, CaseResult, GradeReport, Isolation, JobLimit, Mode, Parity,
                             PerformanceResult, first_failing, headline)
 from grader.spec import Challenge, Role, Shape
@@ -48,6 +49,8 @@ class Options:
     recheck_after_timing: bool = True
     """Check each performance shape again on fresh inputs after timing, against answers replayed from
     a cache. The ladder turns it off: its levels are the project's own files, not hostile code."""
+    libraries: LibraryPolicy = LibraryPolicy.NONE
+    """Which of CCCL (CUB, Thrust) the submission may use; every report states it."""
     strict: bool = False
     """An official challenge's extra checks (Challenge.extras) count in the verdict; otherwise they are
     reported beside it and the verdict is the one LeetGPU's judge would give."""
@@ -162,14 +165,15 @@ def unreadable(error: sources.SourceError, display_path: str, challenge: Challen
     c = challenge
     return GradeReport(display_path, c.slug, c.version, c.functional_version, c.performance_version, options.mode,
                        options.seed, Verdict.COMPILE_ERROR, built.message, built, (), (), environment,
-                       c.baseline_label, __version__, 0.0, 0.0, secret=options.secret)
+                       c.baseline_label, __version__, 0.0, 0.0, secret=options.secret, libraries=options.libraries.value)
 
 
 def unsupported(display_path: str, slug: str, reason: str, environment, options: Options) -> GradeReport:
     """The report for a challenge the grader cannot grade here (an official one with a type it has no buffer
     for, or several GPUs): UNSUPPORTED with the reason; nothing is built or run."""
     return GradeReport(display_path, slug, 1, 1, 1, options.mode, options.seed, Verdict.UNSUPPORTED, reason, None,
-                       (), (), environment, None, __version__, 0.0, 0.0, secret=options.secret)
+                       (), (), environment, None, __version__, 0.0, 0.0, secret=options.secret,
+                       libraries=options.libraries.value)
 
 
 # --------------------------------------------------------------------------- the job's bound
@@ -236,7 +240,7 @@ def _build(state: _Run, source: sources.Source) -> build.BuildResult:
     c = state.challenge
     compile_s = max(min(c.limits.compile_s, state.left_s()), 0.0)
     bounded = dataclasses.replace(c, limits=dataclasses.replace(c.limits, compile_s=compile_s))
-    return state.backend.build(source, bounded, state.options.cache_dir)
+    return state.backend.build(source, bounded, state.options.cache_dir, state.options.libraries)
 
 
 def _build_message(state: _Run, built: build.BuildResult) -> str:
@@ -564,7 +568,8 @@ def _report(state: _Run, display_path: str, verdict: Verdict, message: str, buil
                        state.options.mode, state.options.seed, verdict, message, built, tuple(checked),
                        tuple(timed), state.backend.environment(), c.baseline_label, __version__, wall_s,
                        state.kernel_s, output, secret=state.options.secret, job_limit=state.job_limit,
-                       isolation=_isolation(state), parity=_parity(state, checked))
+                       isolation=_isolation(state), parity=_parity(state, checked),
+                       libraries=state.options.libraries.value)
 
 
 def _parity(state: _Run, checked) -> Parity | None:

@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Column, Table
 from rich.text import Text
 
+from grader.libraries import LibraryPolicy
 from grader.build import BuildStatus
 from grader.inert import visible
 from grader.leaderboard import Board, Standing, Status
@@ -213,6 +214,8 @@ def _verdict_panel(r: GradeReport) -> Panel:
     elif r.mode is Mode.RUN and r.accepted:
         timing += " · correctness only: `grader submit` also times it"
     parts.append(Text(timing, style="dim"))
+    if r.libraries is not None:
+        parts.append(Text(f"library policy: {LibraryPolicy(r.libraries).describe}", style="dim"))
     if r.parity is not None:
         parts.extend(_parity_lines(r.parity))
     if r.job_limit is not None:

@@ -201,6 +201,9 @@ class GradeReport:
     """What confined the submission: the report says what was in force, nothing more."""
     parity: Parity | None = None
     """For an official LeetGPU challenge: its rule, and the checks beyond its judge."""
+    libraries: str | None = None
+    """The library policy it was graded under (grader.libraries.LibraryPolicy's value); None in reports from
+    before there was one, which allowed none."""
 
     @property
     def accepted(self) -> bool:
@@ -288,7 +291,7 @@ its call time grows with the shape."""
 
 PUBLIC_REPORT = Shown("GradeReport", {
     **_keep("submission", "challenge", "challenge_version", "functional_version", "performance_version", "mode",
-            "verdict", "baseline_label", "grader_version"),
+            "verdict", "baseline_label", "grader_version", "libraries"),
     "build": PUBLIC_BUILD,
     "performance": Each(Shown("PerformanceResult", {
         **_keep("label", "dims", "flops", "verdict", "message", "fp32_peak_gflops", "bytes", "bandwidth_gbps",

@@ -159,7 +159,7 @@ class SlowCompiler:
     def job_limit(self, challenge, cases, cache_dir) -> JobLimit:
         return JobLimit(self.job_s, "the stand-in's bound")
 
-    def build(self, source, challenge, cache_dir) -> build.BuildResult:
+    def build(self, source, challenge, cache_dir, libraries=None) -> build.BuildResult:
         self.compile_s = challenge.limits.compile_s
         self.clock.now += min(self.compile_took_s, self.compile_s)
         return build.BuildResult(build.BuildStatus.COMPILE_ERROR, f"compilation took longer than {self.compile_s:g} s "

@@ -23,7 +23,7 @@ class FakeGpu:
         self.started = 0
         self.second_started = threading.Event()
 
-    def build(self, source, challenge, cache_dir):
+    def build(self, source, challenge, cache_dir, libraries=None):
         """The first build waits (up to 10 s) for a second one to start: builds made in parallel meet
         here whatever the machine's load, where a fixed sleep only made an overlap likely."""
         name = Path(source.display_path).name

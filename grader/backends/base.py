@@ -10,6 +10,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 from grader import build, run, timing
 from grader.buffers import GuardedBuffer
+from grader.libraries import LibraryPolicy
 from grader.results import JobLimit
 from grader.sandbox import Sandbox
 from grader.source import Source
@@ -42,7 +43,9 @@ class Backend(Protocol):
     def environment(self) -> Environment:
         """What the report names: backend, GPU, driver, nvcc, peak."""
 
-    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult: ...
+    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None,
+              libraries: LibraryPolicy = LibraryPolicy.NONE) -> build.BuildResult:
+        """The submission compiled for this backend, under the library policy (grader.libraries)."""
 
     def call_limit(self, challenge: Challenge, dims: dict[str, int], cache_dir: Path | None) -> run.CallLimit: ...
 

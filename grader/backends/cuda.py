@@ -17,6 +17,7 @@ from grader import build, check, device, run, spec, timing
 from grader import sandbox as sandboxes
 from grader.backends.base import Environment, worker_memory_bytes
 from grader.l2flush import L2Flush
+from grader.libraries import LibraryPolicy
 from grader.buffers import DeviceBuffer, host_empty
 from grader.emulator.translate import lint
 from grader.results import JobLimit
@@ -55,9 +56,11 @@ class CudaBackend:
         return Environment(self.name, self.info.name, self.info.compute_capability, self.info.driver,
                            self.toolchain.version, self.info.fp32_peak_gflops, self.cp.__version__)
 
-    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
+    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None,
+              libraries: LibraryPolicy = LibraryPolicy.NONE) -> build.BuildResult:
         built = build.build(build.BuildRequest(source, challenge.prototype(), challenge.entry, self.toolchain,
-                                               cache_dir, challenge.limits.compile_s, self.sandbox))
+                                               cache_dir, challenge.limits.compile_s, self.sandbox,
+                                               libraries=libraries))
         if built.status is not build.BuildStatus.OK:
             return built
         # Legacy warp-synchronous code passes here as a rule, yet is a race by CUDA's rules since Volta

@@ -26,6 +26,7 @@ import numpy as np
 from grader import build, channel, run
 from grader import sandbox as sandboxes
 from grader.backends.base import Environment, worker_memory_bytes
+from grader.libraries import LibraryPolicy, includes_library
 from grader.buffers import ArenaPerWorker, SharedArena, SharedHostBuffer
 from grader.emulator import CALIBRATION, FOLDER, INCLUDE, RUNTIME
 from grader.emulator.translate import translate
@@ -102,13 +103,20 @@ class EmulatorBackend:
         return Environment(self.name, None, None, None, self.nvcc.version if self.nvcc else None, None, None)
 
     # -- build
-    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None) -> build.BuildResult:
+    def build(self, source: Source, challenge: Challenge, cache_dir: Path | None,
+              libraries: LibraryPolicy = LibraryPolicy.NONE) -> build.BuildResult:
         notes: list[str] = []
         if self.nvcc is not None:
             checked = build.build(build.BuildRequest(source, challenge.prototype(), challenge.entry, self.nvcc,
-                                                     cache_dir, challenge.limits.compile_s, self.sandbox))
+                                                     cache_dir, challenge.limits.compile_s, self.sandbox,
+                                                     libraries=libraries))
             if checked.status is not build.BuildStatus.OK:
                 return checked
+        library = includes_library(source.text) if libraries is not LibraryPolicy.NONE else None
+        if library:
+            return build.BuildResult(build.BuildStatus.UNSUPPORTED, (
+                f"the file uses {library}, which the library policy allows ({libraries.describe}), but the CPU "
+                "emulator runs none of CCCL: grade it on a GPU"))
         else:
             notes.append("nvcc was not found, so nvcc did not check this file; the GPU may reject what the emulator accepts")
         display_path = source.display_path

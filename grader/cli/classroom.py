@@ -15,7 +15,7 @@ from grader import spec
 from grader.classroom import schema
 from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
                                cache_option, challenges_option, check_source, cli, engine_options, fell_back,
-                               handle_errors, make_engine, nvcc_option)
+                               handle_errors, libraries_option, make_engine, nvcc_option)
 from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
 
@@ -42,6 +42,7 @@ on a deadline night, with time to spare; past it the submission is stored still,
               show_default=True, help="Sandbox every compile and run; a class server refuses to grade without it "
                                       "unless told otherwise (auto, off: only for code you trust).")
 @budget_option
+@libraries_option
 @click.option("--max-pending", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Submissions a student may have waiting or being graded, all challenges together "
                    "(they are graded one at a time, however many GPUs grade).")
@@ -61,7 +62,8 @@ on a deadline night, with time to spare; past it the submission is stored still,
 @handle_errors
 def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engine_name: str, gpus: str | None,
           ray_address: str | None, ray_insecure: bool, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None,
-          cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, max_pending: int, hourly_cap: int,
+          cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, libraries: str, max_pending: int,
+          hourly_cap: int,
           max_upload_kb: int, public_url: str | None, session_hours: int, max_connections: int) -> None:
     """Serve a class: students submit over HTTP with their tokens, the leaderboard is live.
 
@@ -98,7 +100,8 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
             terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
         backend = backends.resolve(backend, nvcc, fell_back(terminal))  # once: every process grades alike
         hidden = (cache_dir, db.parent)
-        config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s)
+        config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s,
+                        libraries=libraries)
         default_gpus = "all" if backend == "cuda" else "1"
         engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus,
                              ray_insecure=ray_insecure)

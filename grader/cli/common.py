@@ -190,6 +190,11 @@ leetgpu_option = click.option(
     help="Your checkout of LeetGPU's official challenges (github.com/AlphaGPU/leetgpu-challenges): its challenges "
          "are listed and shown beside the grader's own, by their folder names (13_histogramming). "
          "Default: $LEETGPU_CHALLENGES.")
+libraries_option = click.option(
+    "--libraries", type=click.Choice(["none", "block", "cccl"]), default="none", show_default=True,
+    help="Which of CUDA's C++ libraries submissions may use: none (LeetGPU's rule), block (CUB's block- and "
+         "warp-level collectives), cccl (all of CUB and Thrust). Every report states it; the CPU emulator runs "
+         "none of them (UNSUPPORTED where a file uses one the policy allows).")
 nvcc_option = click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
 cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path, resolve_path=True), default=DEFAULT_CACHE,
                             show_default=True, help="Build and ladder cache folder.")

@@ -21,9 +21,10 @@ from grader.cli.classroom import WAIT_TIMEOUT_S, submit_remote
 from grader.cli.common import (DEBUG_KEY, DEFAULT_CHALLENGE, DEFAULT_DB, RichProgress, Terminal, _fail,
                                backend_option, budget_option, cache_option, challenges_option, check_memory,
                                check_source, choose_backend, cli, db_option, engine_options, handle_errors,
-                               known_challenges, leetgpu_option, make_box, make_engine, nvcc_option, sandbox_option)
+                               known_challenges, leetgpu_option, libraries_option, make_box, make_engine, nvcc_option, sandbox_option)
 from grader.errors import UsageError
 from grader.exitcodes import ExitCode
+from grader.libraries import LibraryPolicy
 from grader.results import Mode
 
 
@@ -50,6 +51,7 @@ def grading_options(command):
                      help="Also run the functional cases under compute-sanitizer (memcheck, racecheck) and report "
                           "each finding at its file and line. GPU only."),
         sandbox_option,
+        libraries_option,
         leetgpu_option,
         click.option("--strict", is_flag=True,
                      help="With an official LeetGPU challenge: its checks beyond LeetGPU's judge (values drawn again, "
@@ -64,7 +66,7 @@ def grading_options(command):
 def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
            as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool, sandbox_mode: str,
            sanitize: bool, user: str | None, db: Path | None, leetgpu_dir: Path | None, strict: bool,
-           timing_budget_s: float | None = None, placement: bool = False) -> None:
+           libraries: str, timing_budget_s: float | None = None, placement: bool = False) -> None:
     from grader import pipeline
 
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
@@ -80,7 +82,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         if no_cache:
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
         options = pipeline.Options(mode, seed if seed is not None else secrets.randbelow(2**31), cache_dir,
-                                   timing_budget_s, strict=strict)
+                                   timing_budget_s, libraries=LibraryPolicy(libraries), strict=strict)
         database = db or (DEFAULT_DB if user else None)
         hidden = [cache_dir, file.resolve().parent] + ([database.resolve().parent] if database else [])
         if official is not None:
@@ -168,7 +170,7 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
         config = engines.Config(challenge.root.parent, backend, nvcc, options.cache_dir,
                                 timing_budget_s=options.timing_budget_s, placement=placement, leetgpu=leetgpu_dir,
-                                strict=options.strict)
+                                strict=options.strict, libraries=options.libraries.value)
         task = engines.Task(0, submitted, challenge.slug, options.seed, secret=False, mode=options.mode,
                             sanitize=sanitize)
         started = time.perf_counter()
@@ -181,7 +183,7 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
 
 
 LOCAL_ONLY = ("seed", "backend", "nvcc", "no_cache", "user", "db", "sanitize", "sandbox_mode", "timing_budget_s", "strict",
-              "placement")
+              "libraries", "placement")
 """`submit` options that choose how a local run grades; the class server chooses those itself."""
 
 
@@ -298,12 +300,13 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 @cache_option
 @sandbox_option
 @budget_option
+@libraries_option
 @engine_options
 @click.pass_obj
 @handle_errors
 def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Path, db: Path, backend: str,
-          nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, engine_name: str,
-          gpus: str | None, ray_address: str | None, ray_insecure: bool) -> None:
+          nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, libraries: str,
+          engine_name: str, gpus: str | None, ray_address: str | None, ray_insecure: bool) -> None:
     """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu), each with its own secret seed.
 
     Results go to the database; a student's source graded before (same hash, grader version and GPU) is
@@ -329,7 +332,7 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
         raise UsageError(f"no submission in {folder} could be given a challenge",
                          hint="pass --challenge SLUG to grade them all against one challenge (`grader list` names them)")
     summary, gpu = _grade_batch(terminal, plan, folder, challenges_dir, db, backend, nvcc, cache_dir, sandbox_mode,
-                                timing_budget_s, engine_name, gpus, ray_address, ray_insecure)
+                                timing_budget_s, engine_name, gpus, ray_address, ray_insecure, libraries)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
                            f"as GRADER_ERROR for {visible(failure.user)} (not their verdict), graded again by the "
@@ -346,14 +349,17 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
 
 def _grade_batch(terminal: Terminal, plan, folder: Path, challenges_dir: Path, db: Path, backend: str,
                  nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None,
-                 engine_name: str, gpus: str | None, ray_address: str | None, ray_insecure: bool = False):
+                 engine_name: str, gpus: str | None, ray_address: str | None, ray_insecure: bool = False,
+                 libraries: str = "none"):
     """The batch's summary, and the GPU it was graded on (None on the emulator)."""
     from grader import batch, pipeline
     from grader.engines import Config
 
     hidden = [cache_dir, folder.resolve(), db.resolve().parent]
-    options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s, secret=True)
-    config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, tuple(hidden), timing_budget_s)
+    options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s,
+                               libraries=LibraryPolicy(libraries), secret=True)
+    config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, tuple(hidden), timing_budget_s,
+                    libraries=libraries)
     slugs = tuple(c.slug for c in plan.challenges)
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
         progress.stage("starting the grading engine")
