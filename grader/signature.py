@@ -64,12 +64,29 @@ def _type_of(param: str) -> str:
     return re.sub(r"\s*([*&])", r"\1", " ".join(tokens))
 
 
+@dataclass(frozen=True)
+class Signature:
+    """A challenge's entry point as a file must define it: its name and its parameters' canonical types."""
+
+    slug: str
+    entry: str
+    types: tuple[str, ...]
+
+
+def of(challenge: Challenge) -> Signature:
+    return Signature(challenge.slug, challenge.entry, tuple(p.ctype.canonical for p in challenge.params))
+
+
 def choose(text: str, challenges: list[Challenge]) -> Choice:
     """The challenge whose entry point's parameter types the file's definition has, if exactly one."""
+    return choose_signature(text, [of(c) for c in challenges])
+
+
+def choose_signature(text: str, signatures: list[Signature]) -> Choice:
+    """`choose` over signatures from anywhere (the grader's challenges, an official checkout's starters)."""
     code = _without_comments(text)
-    definitions = {entry: _definitions(code, entry) for entry in {c.entry for c in challenges}}  # once each
-    matches = tuple(c.slug for c in challenges
-                    if tuple(p.ctype.canonical for p in c.params) in definitions[c.entry])
+    definitions = {entry: _definitions(code, entry) for entry in {s.entry for s in signatures}}  # once each
+    matches = tuple(s.slug for s in signatures if s.types in definitions[s.entry])
     if len(matches) == 1:
         return Choice(matches[0], matches, f"its solve signature matches {matches[0]}'s and no other challenge's")
     if matches:

@@ -180,6 +180,22 @@ def test_the_command_line_grades_an_official_challenge(tmp_path):
                                            "--leetgpu", str(FIXTURE), "--backend", "emulator", "--json",
                                            "--cache-dir", str(tmp_path)])
     assert json.loads(unsupported.stdout)["verdict"] == "UNSUPPORTED"
+    found = CliRunner().invoke(cli, ["run", str(SUBMISSIONS / "min_max_right.cu"), "--leetgpu", str(FIXTURE),
+                                     "--backend", "emulator", "--json", "--cache-dir", str(tmp_path)])
+    assert json.loads(found.stdout)["challenge"] == "904_min_max", "chosen by its solve signature"
     refused = CliRunner().invoke(cli, ["run", str(SUBMISSIONS / "vector_add_right.cu"), "--challenge", "vector_add",
                                        "--strict", "--backend", "emulator"])
     assert refused.exit_code == 2 and "--strict is for LeetGPU" in refused.output
+
+
+def test_signature_detection_covers_the_official_starters():
+    from grader import leetgpu, signature
+
+    officials = [o for o in leetgpu.catalogue(FIXTURE) if leetgpu.mapped(o).unsupported is None]
+    signatures = [signature.Signature(o.slug, "solve", tuple(spec.canonical_type(t) for t in o.starter_types))
+                  for o in officials]
+    text = (SUBMISSIONS / "half_axpby_right.cu").read_text()
+    assert signature.choose_signature(text, signatures).challenge == "902_half_axpby"
+    twice = signatures + [signature.Signature("twin", "solve", signatures[0].types)]
+    assert signature.choose_signature((SUBMISSIONS / "vector_add_right.cu").read_text(), twice).matches == (
+        "1_vector_add", "twin")

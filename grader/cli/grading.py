@@ -71,6 +71,8 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
 
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
     official = _official(leetgpu_dir, slug)
+    if official is None and not slug and leetgpu_dir is not None:
+        official = _official_for(terminal, submitted, challenges_dir, leetgpu_dir)
     if official is None and strict:
         raise UsageError("--strict is for LeetGPU's official challenges",
                          hint="pass --challenge with a folder name of your checkout (see `grader list --leetgpu PATH`)")
@@ -122,6 +124,30 @@ def _official(leetgpu_dir: Path | None, slug: str | None) -> _OfficialChoice | N
         return None
     root = leetgpu.checkout_root(leetgpu_dir)
     return _OfficialChoice(root, slug) if leetgpu.find(root, slug) is not None else None
+
+
+def _official_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path,
+                  leetgpu_dir: Path) -> _OfficialChoice | None:
+    """With a checkout and no --challenge: the official challenge the file's solve signature names, among the
+    official ones and the grader's own (an official one takes the place of ours for the same problem); None
+    when it names one of ours only (chosen as without a checkout); several: a usage error naming them."""
+    from grader import leetgpu, signature
+
+    root = leetgpu.checkout_root(leetgpu_dir)
+    officials = [o for o in leetgpu.catalogue(root) if leetgpu.mapped(o).unsupported is None]
+    replaced = {o.slug for o in officials}
+    ours = [c for c in known_challenges(terminal, challenges_dir) if c.leetgpu not in replaced]
+    candidates = [signature.of(c) for c in ours] + [
+        signature.Signature(o.slug, "solve", tuple(spec.canonical_type(t) for t in o.starter_types)) for o in officials]
+    choice = signature.choose_signature(submitted.text, candidates)
+    if choice.challenge in replaced:
+        terminal.err.print(f"challenge: {choice.challenge} (LeetGPU's, from {root}; {choice.why}; --challenge to choose "
+                           "another)", style="dim", highlight=False)
+        return _OfficialChoice(root, choice.challenge)
+    if choice.matches and not choice.challenge:
+        raise UsageError(f"{submitted.display_path}: {choice.why}",
+                         hint="pass one of: " + ", ".join(f"--challenge {slug}" for slug in choice.matches))
+    return None
 
 
 def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path) -> spec.Challenge:
