@@ -50,6 +50,9 @@ class Config:
     """A checkout of LeetGPU's official challenges: a task naming one of its folders grades against it."""
     strict: bool = False
     """An official challenge's checks beyond LeetGPU's judge count in the verdict (pipeline.Options.strict)."""
+    ladder: Path | None = None
+    """A folder of the grader's challenges whose ladder official challenges are placed on (default: the one of
+    the same problem, if any)."""
     libraries: str = "none"
     """The library policy (grader.libraries.LibraryPolicy's value) every job is graded under."""
 
@@ -120,7 +123,8 @@ def task_challenge(config: Config, task: Task, backend_name: str):
     from grader.leetgpu import official
 
     if config.leetgpu is not None and leetgpu.find(config.leetgpu, task.challenge) is not None:
-        return official.challenge(config.leetgpu, task.challenge, task.seed, official.device_for(backend_name))
+        ladder = config.ladder or official.same_problem(config.challenges_dir, task.challenge)
+        return official.challenge(config.leetgpu, task.challenge, task.seed, official.device_for(backend_name), ladder)
     return _challenge(config.challenges_dir, task.challenge)
 
 

@@ -199,3 +199,35 @@ def test_signature_detection_covers_the_official_starters():
     twice = signatures + [signature.Signature("twin", "solve", signatures[0].types)]
     assert signature.choose_signature((SUBMISSIONS / "vector_add_right.cu").read_text(), twice).matches == (
         "1_vector_add", "twin")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", sorted(SUBMISSIONS.glob("*.cu")), ids=lambda p: p.stem)
+def test_parity_on_a_gpu(path, cuda_backend, tmp_path):
+    """The file's cases made on the GPU by PyTorch, its reference run there; the same verdicts as in emulation
+    except where only the emulator's thread orders show a race."""
+    try:
+        challenge = official.challenge(FIXTURE, _slug(path), SEED, "cuda")
+    except official.Unsupported:
+        assert _header(path, "expect") == "UNSUPPORTED"
+        return
+    report = pipeline.grade(read(path, path.name), challenge, cuda_backend, pipeline.Options(Mode.SUBMIT, SEED, tmp_path))
+    assert report.verdict.name == _header(path, "expect"), report.message
+    if report.accepted:
+        timed = report.performance[0]
+        assert timed.stats.median_ms > 0 and timed.baseline.median_ms > 0, "timed against the PyTorch reference"
+        expected_strict = _header(path, "strict")
+        strict = overall([c.verdict for c in report.cases]).name
+        assert strict == expected_strict or (expected_strict == "RACE" and strict == "ACCEPTED")
+
+
+@pytest.mark.gpu
+def test_an_official_challenge_is_placed_on_our_ladder(cuda_backend, tmp_path):
+    from grader import job
+
+    ladder = official.same_problem(ROOT / "challenges", "1_vector_add")
+    challenge = official.challenge(FIXTURE, "1_vector_add", SEED, "cuda", ladder)
+    path = SUBMISSIONS / "vector_add_right.cu"
+    options = pipeline.Options(Mode.SUBMIT, SEED, tmp_path)
+    report = job.grade_job(job.Job(read(path, path.name), challenge, options, placement=True), cuda_backend)
+    assert report.accepted and report.placement is not None and 1 <= report.placement.level <= 4

@@ -53,6 +53,11 @@ def grading_options(command):
         sandbox_option,
         libraries_option,
         leetgpu_option,
+        click.option("--ladder", "ladder_dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
+                     default=None,
+                     help="With an official LeetGPU challenge: the folder of a challenge of the grader's (with "
+                          "levels) whose reference ladder to place the submission on. Default: the grader's "
+                          "challenge for the same problem, if there is one."),
         click.option("--strict", is_flag=True,
                      help="With an official LeetGPU challenge: its checks beyond LeetGPU's judge (values drawn again, "
                           "outputs filled with NaN instead of zeros, inputs checked unmodified, thread orders) count "
@@ -66,18 +71,22 @@ def grading_options(command):
 def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir: Path, seed: int | None,
            as_json: bool, backend: str, nvcc: str | None, cache_dir: Path, no_cache: bool, sandbox_mode: str,
            sanitize: bool, user: str | None, db: Path | None, leetgpu_dir: Path | None, strict: bool,
-           libraries: str, timing_budget_s: float | None = None, placement: bool = False) -> None:
+           libraries: str, ladder_dir: Path | None, timing_budget_s: float | None = None,
+           placement: bool = False) -> None:
     from grader import pipeline
 
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
     official = _official(leetgpu_dir, slug)
     if official is None and not slug and leetgpu_dir is not None:
         official = _official_for(terminal, submitted, challenges_dir, leetgpu_dir)
-    if official is None and strict:
-        raise UsageError("--strict is for LeetGPU's official challenges",
+    if official is None and (strict or ladder_dir):
+        raise UsageError("--strict and --ladder are for LeetGPU's official challenges",
                          hint="pass --challenge with a folder name of your checkout (see `grader list --leetgpu PATH`)")
     if official is not None:
-        challenge = official
+        ladder = ladder_dir.resolve() if ladder_dir else None
+        if ladder is not None and not (ladder / spec.SPEC_FILE).is_file():
+            raise UsageError(f"{ladder_dir} holds no {spec.SPEC_FILE}", hint="pass a challenge folder with levels")
+        challenge = dataclasses.replace(official, ladder=ladder)
     else:
         challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, challenges_dir)
     with contextlib.ExitStack() as stack:
@@ -90,7 +99,8 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
         if official is not None:
             hidden.append(official.root.resolve())  # the checkout's tests and references: the grader's, not the box's
         box = make_box(terminal, sandbox_mode, hidden)
-        result = _grade_with_progress(terminal, submitted, challenge, options, backend, nvcc, placement, box, sanitize)
+        result = _grade_with_progress(terminal, submitted, challenge, options, backend, nvcc, placement, box, sanitize,
+                                      challenges_dir)
     if database:
         from grader import job
 
@@ -114,6 +124,7 @@ class _OfficialChoice:
 
     root: Path
     slug: str
+    ladder: Path | None = None
 
 
 def _official(leetgpu_dir: Path | None, slug: str | None) -> _OfficialChoice | None:
@@ -170,7 +181,8 @@ def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir:
 
 
 def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge: spec.Challenge, options,
-                         backend: str, nvcc: str | None, placement: bool, box, sanitize: bool = False):
+                         backend: str, nvcc: str | None, placement: bool, box, sanitize: bool = False,
+                         challenges_dir: Path | None = None):
     """The job, through an engine as a batch's and the server's are (this process, this backend): a
     failure that would fail every job is raised; the grader's own failure on this file is its
     GRADER_ERROR report (the traceback with --debug)."""
@@ -184,19 +196,20 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
             from grader.leetgpu import official
 
             progress.stage("loading the official challenge and its cases (PyTorch)")
-            leetgpu_dir = challenge.root
+            leetgpu_dir, ladder = challenge.root, challenge.ladder
+            ladder = ladder or (official.same_problem(challenges_dir, challenge.slug) if challenges_dir else None)
             try:
                 challenge = official.challenge(challenge.root, challenge.slug, options.seed,
-                                               official.device_for(chosen.name))
+                                               official.device_for(chosen.name), ladder)
             except official.Unsupported as why:
                 return pipeline.unsupported(submitted.display_path, challenge.slug, why.message, chosen.environment(),
                                             options)
         check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
-        config = engines.Config(challenge.root.parent, backend, nvcc, options.cache_dir,
+        config = engines.Config(challenges_dir or challenge.root.parent, backend, nvcc, options.cache_dir,
                                 timing_budget_s=options.timing_budget_s, placement=placement, leetgpu=leetgpu_dir,
-                                strict=options.strict, libraries=options.libraries.value)
+                                strict=options.strict, libraries=options.libraries.value, ladder=ladder)
         task = engines.Task(0, submitted, challenge.slug, options.seed, secret=False, mode=options.mode,
                             sanitize=sanitize)
         started = time.perf_counter()

@@ -79,11 +79,26 @@ def device_for(backend_name: str) -> str:
     return "cuda" if backend_name == "cuda" else "cpu"
 
 
+def same_problem(challenges_dir: Path, slug: str) -> Path | None:
+    """The folder of the grader's own challenge that is this official one (its `leetgpu:` name), if any."""
+    for name in spec.list_challenges(challenges_dir):
+        try:
+            if spec.parse(challenges_dir / name).leetgpu == slug:
+                return challenges_dir / name
+        except GraderError:
+            continue
+    return None
+
+
 @functools.lru_cache(maxsize=4)
-def challenge(root: Path, slug: str, seed: int, device: str = "cpu") -> spec.Challenge:
+def challenge(root: Path, slug: str, seed: int, device: str = "cpu", ladder: Path | None = None) -> spec.Challenge:
     """The official challenge `slug` of the checkout at `root`, its cases drawn with `seed`. Raises Unsupported
-    with the reason where it cannot be graded here. Made once per (checkout, slug, seed, device) in a process:
-    the command line and the job it starts share it."""
+    with the reason where it cannot be graded here. Made once per (checkout, slug, seed, device, ladder) in a
+    process: the command line and the job it starts share it.
+
+    `ladder`: a folder of the grader's own challenges (challenge.yaml with levels) whose reference ladder the
+    submission is placed on, measured at this challenge's performance case: ours for the same problem by
+    default (`same_problem`), or one an instructor attaches; used where its solve has the same parameters."""
     official = checkout.find(root, slug)
     if official is None:
         raise GraderError(f"no official challenge {slug!r} in {root}")
@@ -103,6 +118,7 @@ def challenge(root: Path, slug: str, seed: int, device: str = "cpu") -> spec.Cha
     params = _with_extents(bare, shapes, every)
     counts = _Counts(params, loaded, every)
     answers = _Answers(loaded, params, shapes, (official.atol or 0.0, official.rtol or 0.0))
+    levels, ladder_notes = _ladder(ladder, params)
     return spec.Challenge(
         slug=slug, title=official.title or slug, version=1, root=official.folder, entry="solve", params=params,
         tolerance=spec.Tolerance(1.0, math.inf, (official.atol or 0.0, official.rtol or 0.0)), limits=LIMITS,
@@ -113,7 +129,18 @@ def challenge(root: Path, slug: str, seed: int, device: str = "cpu") -> spec.Cha
                                  flops=counts.flops, bytes=counts.bytes,
                                  baseline=functools.partial(_baseline, loaded, params, shapes), estimated=True),
         extras=tuple(_shape(case, bare, strict=True, suffix=" reseeded") for case in strict),
-        notes=mapped.notes)
+        levels=levels, notes=mapped.notes + ladder_notes)
+
+
+def _ladder(folder: Path | None, params: tuple[spec.Param, ...]) -> tuple[tuple[spec.Level, ...], tuple[str, ...]]:
+    """The levels of the grader's challenge in `folder`, where its solve takes the same parameters."""
+    if folder is None:
+        return (), ()
+    ours = spec.parse(folder)
+    if [p.ctype.canonical for p in ours.params] != [p.ctype.canonical for p in params]:
+        return (), (f"the ladder of {ours.slug} is not used: its solve takes other parameters",)
+    return ours.levels, (f"its ladder: the grader's {ours.slug} ({len(ours.levels)} levels), each level timed at this "
+                         "challenge's performance case where a GPU times the submission",)
 
 
 def _strict_seed(seed: int) -> int:
