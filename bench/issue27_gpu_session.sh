@@ -3,7 +3,7 @@
 # git-ignored .thirdparty/leetgpu-checkout (never committed). STAGE=starters: every CUDA starter (does each challenge
 # load, compile, run and get a verdict?); STAGE=solutions: our own solutions submitted (timed against the PyTorch
 # reference); STAGE=third: third-party solutions of the same problems (.thirdparty/corpus, by our challenges'
-# `leetgpu:` names). Each stage writes one summary JSON and a log under $OUT.
+# `leetgpu:` names); STAGE=tests: the GPU tests of issue 27. Each stage writes one summary JSON and a log under $OUT.
 set -uo pipefail
 source bench/gpu_setup.sh
 CHECKOUT=.thirdparty/leetgpu-checkout
@@ -28,6 +28,9 @@ PY
     ls /tmp/ours > "$OUT/solutions-files.txt"
     python3 bench/leetgpu_sweep.py $CHECKOUT "$OUT/solutions.json" --solutions /tmp/ours --mode submit --jobs 1 \
       --timeout 240 ${ONLY:+--only $ONLY} > "$OUT/solutions.log" 2>&1 ;;
+  tests)
+    timeout "${TESTS_S:-280}" python3 -m pytest -q -m gpu tests/test_leetgpu_grading.py tests/test_libraries.py \
+      > "$OUT/tests.log" 2>&1; echo "pytest rc=$?" >> "$OUT/tests.log" ;;
   third)
     mkdir -p /tmp/third
     python3 - <<'PY'
