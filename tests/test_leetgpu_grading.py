@@ -230,4 +230,5 @@ def test_an_official_challenge_is_placed_on_our_ladder(cuda_backend, tmp_path):
     path = SUBMISSIONS / "vector_add_right.cu"
     options = pipeline.Options(Mode.SUBMIT, SEED, tmp_path)
     report = job.grade_job(job.Job(read(path, path.name), challenge, options, placement=True), cuda_backend)
-    assert report.accepted and report.placement is not None and 1 <= report.placement.level <= 4
+    assert report.accepted and report.placement is not None and report.placement.levels == 4
+    assert set(report.placement.shape_levels) == {challenge.performance[0].label()}
