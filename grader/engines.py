@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import threading
 import traceback
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -116,6 +117,16 @@ def _challenge(challenges_dir: Path, slug: str):
     return spec.load(challenges_dir, slug)
 
 
+def _known(config: Config, slug: str):
+    """What a fingerprint reads of a challenge (its slug, version and files), without PyTorch for an official one."""
+    from grader import leetgpu
+
+    found = leetgpu.find(config.leetgpu, slug) if config.leetgpu is not None else None
+    if found is not None:
+        return types.SimpleNamespace(slug=slug, version=1, root=found.folder)
+    return _challenge(config.challenges_dir, slug)
+
+
 def task_challenge(config: Config, task: Task, backend_name: str):
     """The challenge a task names: an official one of the checkout (its cases drawn with the task's seed, on
     the backend's device), else one of the grader's own."""
@@ -132,7 +143,7 @@ def fingerprint(challenge) -> str:
     """What a challenge grades with: its definition and reference code (levels excluded: a ladder file
     changes placement, which the worker measures itself)."""
     digest = hashlib.sha256(f"{challenge.slug}:{challenge.version}".encode())
-    for name in ("challenge.yaml", "reference.py"):
+    for name in ("challenge.yaml", "reference.py", "challenge.py"):  # challenge.py: an official one's
         path = challenge.root / name
         if path.is_file():
             digest.update(path.read_bytes())
@@ -211,7 +222,7 @@ def probe(config: Config, slugs: tuple[str, ...]) -> dict:
     found = {}
     for slug in slugs:
         try:
-            found[slug] = fingerprint(_challenge(config.challenges_dir, slug))
+            found[slug] = fingerprint(_known(config, slug))
         except GraderError as error:
             found[slug] = f"unloadable: {error.message}"
     return {"grader": __version__, "challenges": found, "host": os.uname().nodename}

@@ -11,11 +11,12 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from grader import spec
+from grader import leetgpu, spec
 from grader.classroom import schema
 from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
                                cache_option, challenges_option, check_source, cli, engine_options, fell_back,
-                               handle_errors, libraries_option, make_engine, nvcc_option)
+                               handle_errors, leetgpu_option, libraries_option, make_engine, nvcc_option)
+from grader.errors import UsageError
 from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
 
@@ -43,6 +44,10 @@ on a deadline night, with time to spare; past it the submission is stored still,
                                       "unless told otherwise (auto, off: only for code you trust).")
 @budget_option
 @libraries_option
+@leetgpu_option
+@click.option("--strict", is_flag=True,
+              help="Official LeetGPU challenges: the checks beyond LeetGPU's judge (values drawn again, outputs "
+                   "filled with NaN, inputs checked, thread orders) count in the verdict.")
 @click.option("--max-pending", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Submissions a student may have waiting or being graded, all challenges together "
                    "(they are graded one at a time, however many GPUs grade).")
@@ -62,8 +67,8 @@ on a deadline night, with time to spare; past it the submission is stored still,
 @handle_errors
 def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engine_name: str, gpus: str | None,
           ray_address: str | None, ray_insecure: bool, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None,
-          cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, libraries: str, max_pending: int,
-          hourly_cap: int,
+          cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, libraries: str,
+          leetgpu_dir: Path | None, strict: bool, max_pending: int, hourly_cap: int,
           max_upload_kb: int, public_url: str | None, session_hours: int, max_connections: int) -> None:
     """Serve a class: students submit over HTTP with their tokens, the leaderboard is live.
 
@@ -86,7 +91,8 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
     from grader.engines import Config
 
     origin = servers.public_origin(public_url) if public_url else None
-    challenges = spec.load_all(challenges_dir, slugs)
+    root = leetgpu.checkout_root(leetgpu_dir) if leetgpu_dir else None
+    challenges = served_challenges(challenges_dir, slugs, root)
     limits = queue.Limits(max_pending, hourly_cap, max_upload_kb * 1024)
     with schema.serving(db) as lock, apps.listening_socket(host, port) as listener:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -100,8 +106,9 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
             terminal.err.print(f"{returned} job(s) left running by the last server go back in the queue", highlight=False)
         backend = backends.resolve(backend, nvcc, fell_back(terminal))  # once: every process grades alike
         hidden = (cache_dir, db.parent)
+        hidden += (root,) if root else ()
         config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, hidden, timing_budget_s,
-                        libraries=libraries)
+                        libraries=libraries, leetgpu=root, strict=strict)
         default_gpus = "all" if backend == "cuda" else "1"
         engine = make_engine(terminal, engine_name, gpus, ray_address, config, tuple(challenges), default_gpus,
                              ray_insecure=ray_insecure)
@@ -273,20 +280,42 @@ def roster_expire(terminal: Terminal, name: str, when: str, db: Path) -> None:
                        + (" (it no longer works)" if person.expired() else ""), highlight=False, markup=False)
 
 
+def served_challenges(challenges_dir: Path, slugs: tuple[str, ...], root: Path | None) -> dict[str, spec.Challenge]:
+    """The challenges a class serves, by slug: the grader's own, and official ones of the checkout at `root`
+    by their folder names (listed and chosen with cases drawn from a public seed; each submission is graded
+    on its own draw). One that cannot be graded here stops the server before it starts, saying why."""
+    from grader.leetgpu import official
+
+    found = {}
+    for slug in slugs or tuple(spec.list_challenges(challenges_dir)):
+        if root is not None and leetgpu.find(root, slug) is not None:
+            try:
+                found[slug] = official.challenge(root, slug, 0, "cpu", official.same_problem(challenges_dir, slug))
+            except official.Unsupported as why:
+                raise UsageError(f"{slug} cannot be served: {why.message}", hint="leave it out of --challenge") from why
+        else:
+            found[slug] = spec.load(challenges_dir, slug)
+    return found
+
+
 @cli.command()
 @click.argument("slug")
 @click.argument("when", required=False)
 @roster_db
 @click.option("--clear", is_flag=True, help="Remove SLUG's deadline.")
 @challenges_option
+@leetgpu_option
 @click.pass_obj
 @handle_errors
-def deadline(terminal: Terminal, slug: str, when: str | None, db: Path, clear: bool, challenges_dir: Path) -> None:
+def deadline(terminal: Terminal, slug: str, when: str | None, db: Path, clear: bool, challenges_dir: Path,
+             leetgpu_dir: Path | None) -> None:
     """Set SLUG's deadline (WHEN in ISO 8601, e.g. 2026-12-01T23:59; no zone: this machine's), or show it.
-    Submissions after it are still graded, and flagged late in the gradebook."""
+    Submissions after it are still graded, and flagged late in the gradebook. SLUG may name an official
+    LeetGPU challenge of the checkout given with --leetgpu."""
     from grader.classroom import queue
 
-    spec.load(challenges_dir, slug)
+    if leetgpu_dir is None or leetgpu.find(leetgpu.checkout_root(leetgpu_dir), slug) is None:
+        spec.load(challenges_dir, slug)
     with schema.open_class(db) as results:
         if clear or when:
             due = queue.parse_due(when) if when else None
