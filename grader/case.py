@@ -259,10 +259,12 @@ def with_past_end(run: OrderRun) -> Inspection:
     return Inspection(verdict, message, found.comparisons)
 
 
-def combine_orders(runs: list[OrderRun]) -> Inspection:
+def combine_orders(runs: list[OrderRun], judge_past_end: bool = True) -> Inspection:
     """ACCEPTED only if every order is; different outputs from different orders is a RACE. An access past
-    an allocation's end explains more than a race does, and is named first."""
-    runs = [dataclasses.replace(r, inspection=with_past_end(r)) for r in runs]
+    an allocation's end explains more than a race does, and is named first. Not `judge_past_end` (an official
+    parity case): a read past the end is judged by the output alone, as on a GPU; the strict checks judge it."""
+    if judge_past_end:
+        runs = [dataclasses.replace(r, inspection=with_past_end(r)) for r in runs]
     first = runs[0].inspection
     if all(r.inspection.verdict is Verdict.ACCEPTED for r in runs):
         return first

@@ -205,7 +205,10 @@ def test_signature_detection_covers_the_official_starters():
 @pytest.mark.parametrize("path", sorted(SUBMISSIONS.glob("*.cu")), ids=lambda p: p.stem)
 def test_parity_on_a_gpu(path, cuda_backend, tmp_path):
     """The file's cases made on the GPU by PyTorch, its reference run there; the same verdicts as in emulation
-    except where only the emulator's thread orders show a race."""
+    except where only the emulator's thread orders show a race. Files marked `// backends: emulator` rely on
+    what a GPU does only in practice (zeroed shared memory): no verdict is promised there."""
+    if "// backends: emulator" in path.read_text():
+        pytest.skip("undefined behaviour on a GPU: the emulator's parity order promises the verdict")
     try:
         challenge = official.challenge(FIXTURE, _slug(path), SEED, "cuda")
     except official.Unsupported:

@@ -36,6 +36,8 @@ class Backend(Protocol):
     measures_time: bool
     orders: tuple[str, ...]
     """The thread orders each case runs in: the emulator runs forward and reversed to expose races."""
+    parity_order: str
+    """The one order an official challenge's own case runs in, as LeetGPU's judge runs it on a GPU."""
     xp: Any
     """The array module the challenge's reference code gets (numpy, or CuPy on a GPU)."""
     sandbox: Sandbox | None

@@ -29,6 +29,7 @@ class CudaBackend:
     name = "cuda"
     measures_time = True
     orders = ("forward",)
+    parity_order = "forward"
     """A GPU schedules threads itself: each case runs once."""
 
     def __init__(self, nvcc: str | None = None, ordinal: int = 0, sandbox=None):

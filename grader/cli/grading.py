@@ -191,7 +191,7 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
     with RichProgress(terminal.err) as progress:
         progress.stage("starting the backend")
         chosen = choose_backend(backend, nvcc, terminal, box)
-        leetgpu_dir = None
+        leetgpu_dir = ladder = None
         if isinstance(challenge, _OfficialChoice):
             from grader.leetgpu import official
 

@@ -117,6 +117,13 @@ constexpr size_t kDynamicGuard = 64 * 1024;  // past the span: never opened
 // own fill (0xFF bytes) is the grader's; reads past a buffer find its guard words.
 constexpr uint32_t kSharedPoison = 0xFFF8DEADu;
 constexpr uint32_t kDevicePoison = 0xFFF8BEEFu;
+// A call in the "parity" order (an official LeetGPU challenge's own case, as its judge on a GPU runs it): what a
+// GPU does in practice where CUDA leaves it undefined. Shared memory and cudaMalloc'd memory start as zeros
+// (fresh on a GPU, they mostly are), and a shuffle from a lane not taking part (outside the block, or exited)
+// reads 0, as on an H200. The grader's strict checks run the same case in the poisoned orders, where such reliance shows.
+bool g_gpu_like = false;
+uint32_t shared_fill() { return g_gpu_like ? 0u : kSharedPoison; }
+uint32_t device_fill() { return g_gpu_like ? 0u : kDevicePoison; }
 
 // Fills [data, data + bytes) with `word`, each byte the one its address takes in an aligned word, so an
 // aligned float (or either half of a double) read from anywhere in it is the word itself. Whole aligned
@@ -439,7 +446,9 @@ void complete_warp_op(Worker& w, int warp, unsigned participants) {
             case kShflDown:
             case kShflXor: {
                 int src = source_lane(f, lane);
-                f.result = (participants >> src & 1u) ? lanes[src].value : f.value;
+                // not taking part (outside the block, exited, outside the mask): undefined in CUDA; the
+                // caller's own value here, 0 in the GPU-like order (what an H200 returned for exited lanes)
+                f.result = (participants >> src & 1u) ? lanes[src].value : g_gpu_like ? 0ull : f.value;
                 break;
             }
             case kBallot: f.result = ballot & f.mask; break;
@@ -492,9 +501,12 @@ void open_dynamic(Worker& w, size_t requested) {
     w.dynamic_open = wanted;
 }
 
-void poison_shared(Worker& w) {
-    for (auto& region : w.tracked) fill_word(region.first, region.second, kSharedPoison);
-    fill_word(w.dynamic, w.dynamic_open, kSharedPoison);  // the request and the rest of its last page
+// Past the request (the rest of its last page) always the poison: kept_to_dynamic_request reads it back.
+void poison_shared(Worker& w, size_t dynamic_request) {
+    for (auto& region : w.tracked) fill_word(region.first, region.second, shared_fill());
+    size_t request = std::min(vector_ceil(dynamic_request), w.dynamic_open);
+    fill_word(w.dynamic, request, shared_fill());
+    fill_word(w.dynamic + request, w.dynamic_open - request, kSharedPoison);
 }
 
 bool poisoned(const void* data, size_t bytes) { return holds_word(data, bytes, kSharedPoison); }
@@ -527,7 +539,7 @@ bool kept_to_dynamic_request(Worker& w, const Grid& g, uint3 block) {
 void start_block(Worker& w, const Grid& g, uint3 block) {
     tl_block_idx = block;
     w.threads = static_cast<int>(g.block.x * g.block.y * g.block.z);
-    poison_shared(w);
+    poison_shared(w, g.dynamic_smem);
     for (int i = 0; i < w.threads; ++i) {
         Fiber& f = w.fibers[i];
         f.linear = i;
@@ -689,7 +701,7 @@ void bring_back(Worker& w, const ParkedBlock& p) {
             std::memcpy(region.first, from, region.second);
             from += region.second;
         } else {
-            fill_word(region.first, region.second, kSharedPoison);  // first declared while this block was aside
+            fill_word(region.first, region.second, shared_fill());  // first declared while this block was aside
         }
     }
     std::memcpy(w.dynamic, from, w.dynamic_open);
@@ -1058,7 +1070,7 @@ void* dynamic_shared() { return this_worker().dynamic; }
 
 void track_shared(void* address, size_t bytes) {
     this_worker().tracked.emplace_back(address, bytes);
-    fill_word(address, bytes, kSharedPoison);
+    fill_word(address, bytes, shared_fill());
 }
 
 size_t max_dynamic_smem(const void* function) {
@@ -1307,7 +1319,7 @@ void* map_device_memory(size_t bytes, size_t rounded, emu::Region*& region) {
         return nullptr;
     }
     size_t begin = pages - rounded;
-    emu::fill_word(static_cast<char*>(alias) + begin, rounded, emu::kDevicePoison);
+    emu::fill_word(static_cast<char*>(alias) + begin, rounded, emu::device_fill());
     region = emu::add_region(static_cast<char*>(view), static_cast<char*>(alias), length, begin, begin + bytes,
                              false, "memory it allocated with cudaMalloc", false);
     if (!region) {
@@ -1326,7 +1338,7 @@ cudaError_t allocate_host(void** pointer, size_t bytes) {
     void* memory = rounded && rounded <= kDeviceMemory - g_allocated ? std::aligned_alloc(256, rounded) : nullptr;
     *pointer = memory;
     if (rounded && !memory) return out_of_memory(bytes, "out of memory");
-    if (memory) emu::fill_word(memory, rounded, emu::kDevicePoison);
+    if (memory) emu::fill_word(memory, rounded, emu::device_fill());
     g_allocations[memory] = Allocation{rounded, nullptr};
     g_allocated += rounded;
     return cudaSuccess;
@@ -2069,6 +2081,7 @@ std::string handle_call(char* line) {
     const char* order = strtok_r(nullptr, " \n", &save);
     int count = std::atoi(strtok_r(nullptr, " \n", &save));
     emu::g_reverse = order && std::strcmp(order, "reverse") == 0;
+    emu::g_gpu_like = order && std::strcmp(order, "parity") == 0;
     emu::g_launch_log.clear();
     std::vector<emu::Arg> args(static_cast<size_t>(count));
     std::vector<emu::Region*> mappings;

@@ -87,7 +87,8 @@ class Loaded:
         the file draws through them)."""
         torch = torch_module()
         torch.manual_seed(seed)
-        made = self.call(which.value, getattr(self.instance, which.value))
+        with zeroed_empty(torch):
+            made = self.call(which.value, getattr(self.instance, which.value))
         made = [made] if isinstance(made, dict) else made
         if not isinstance(made, list) or not all(isinstance(case, dict) for case in made):
             raise SpecError(self.official.folder / CHALLENGE_FILE, which.value,
@@ -158,6 +159,28 @@ class Loaded:
             else:
                 found[p.name] = to_torch(given[p.name], device)
         return found
+
+
+@contextlib.contextmanager
+def zeroed_empty(torch):
+    """torch.empty and torch.empty_like make zeros while the file's generators run. Files make outputs with
+    torch.empty as often as with torch.zeros; on LeetGPU's GPU a fresh allocation holds zeros in practice, on a
+    CPU it holds whatever the heap had (a histogram adding into its bins then failed the example in emulation
+    and passed on the H200). Zeros make the starting contents the same everywhere and every time; a tensor the
+    file fills after making it is filled all the same."""
+    empty, empty_like = torch.empty, torch.empty_like
+
+    def zeroed(*args, **kwargs):
+        return empty(*args, **kwargs).zero_()
+
+    def zeroed_like(*args, **kwargs):
+        return empty_like(*args, **kwargs).zero_()
+
+    torch.empty, torch.empty_like = zeroed, zeroed_like
+    try:
+        yield
+    finally:
+        torch.empty, torch.empty_like = empty, empty_like
 
 
 @contextlib.contextmanager
