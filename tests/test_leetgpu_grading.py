@@ -235,3 +235,22 @@ def test_an_official_challenge_is_placed_on_our_ladder(cuda_backend, tmp_path):
     report = job.grade_job(job.Job(read(path, path.name), challenge, options, placement=True), cuda_backend)
     assert report.accepted and report.placement is not None and report.placement.levels == 4
     assert set(report.placement.shape_levels) == {challenge.performance[0].label()}
+
+
+@pytest.mark.slow
+def test_a_batch_and_its_leaderboard_take_official_names(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "alice.cu").write_text((SUBMISSIONS / "min_max_right.cu").read_text())
+    (folder / "bob.cu").write_text((SUBMISSIONS / "min_max_race.cu").read_text())
+    db = tmp_path / "class.sqlite3"
+    graded = CliRunner().invoke(cli, ["grade", str(folder), "--challenge", "904_min_max", "--leetgpu", str(FIXTURE),
+                                      "--strict", "--db", str(db), "--backend", "emulator",
+                                      "--cache-dir", str(tmp_path / "cache")])
+    assert graded.exit_code == 0, graded.output
+    assert f"grader leaderboard 904_min_max --db {db} --leetgpu" in graded.output
+    board = CliRunner().invoke(cli, ["leaderboard", "904_min_max", "--db", str(db), "--leetgpu", str(FIXTURE),
+                                     "--format", "csv"])
+    assert board.exit_code == 0, board.output
+    rows = {line.split(",")[1]: line for line in board.output.splitlines()[1:] if line.count(",") > 2}
+    assert "accepted" in rows["alice"] and "race" in rows["bob"].lower(), board.output

@@ -16,13 +16,16 @@ from rich.text import Text
 
 from grader import report, spec
 from grader.cli.common import (DEFAULT_CHALLENGES, Terminal, challenges_option, cli, db_option, handle_errors,
-                               leetgpu_option)
+                               leetgpu_option, load_challenge)
 from grader.errors import UsageError
 
 
-def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | None) -> str:
+def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | None,
+                        leetgpu_dir: Path | None = None) -> str:
     """The `grader leaderboard` command that shows what a batch graded, as it runs from any folder."""
     words = ["grader", "leaderboard", slug, "--db", str(db)]
+    if leetgpu_dir is not None:
+        words += ["--leetgpu", str(leetgpu_dir)]
     if challenges_dir.resolve() != DEFAULT_CHALLENGES.resolve():
         words += ["--challenges-dir", str(challenges_dir)]
     if gpu:  # the board's default is the GPU with the most runs, which need not be this one
@@ -46,10 +49,11 @@ def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | No
                    "it writes.")
 @click.option("--include-practice", is_flag=True,
               help="also count practice runs: local `grader submit --user` runs graded with a public seed")
+@leetgpu_option
 @click.pass_obj
 @handle_errors
 def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, gpu: str | None, fmt: str,
-                output: Path | None, reveal: bool, include_practice: bool) -> None:
+                output: Path | None, reveal: bool, include_practice: bool, leetgpu_dir: Path | None) -> None:
     """The class leaderboard and gradebook of SLUG on one GPU: the best accepted secret-seed submission
     per user, ranked, then every other roster student and every graded user, with the verdict of
     their latest run or "no submission".
@@ -61,7 +65,7 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
     from grader import leaderboard as boards
     from grader.classroom import roster, schema
 
-    challenge = spec.load(challenges_dir, slug)
+    challenge = load_challenge(challenges_dir, slug, leetgpu_dir)
     with schema.open_class(db, create=False) as results:  # a batch's database gets the (empty) roster's tables
         board = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
                              on_roster=roster.students(results))

@@ -15,8 +15,8 @@ from grader import leetgpu, spec
 from grader.classroom import schema
 from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
                                cache_option, challenges_option, check_source, cli, engine_options, fell_back,
-                               handle_errors, leetgpu_option, libraries_option, make_engine, nvcc_option)
-from grader.errors import UsageError
+                               handle_errors, leetgpu_option, libraries_option, load_challenge, make_engine,
+                               nvcc_option)
 from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
 
@@ -280,22 +280,12 @@ def roster_expire(terminal: Terminal, name: str, when: str, db: Path) -> None:
                        + (" (it no longer works)" if person.expired() else ""), highlight=False, markup=False)
 
 
-def served_challenges(challenges_dir: Path, slugs: tuple[str, ...], root: Path | None) -> dict[str, spec.Challenge]:
-    """The challenges a class serves, by slug: the grader's own, and official ones of the checkout at `root`
-    by their folder names (listed and chosen with cases drawn from a public seed; each submission is graded
-    on its own draw). One that cannot be graded here stops the server before it starts, saying why."""
-    from grader.leetgpu import official
-
-    found = {}
-    for slug in slugs or tuple(spec.list_challenges(challenges_dir)):
-        if root is not None and leetgpu.find(root, slug) is not None:
-            try:
-                found[slug] = official.challenge(root, slug, 0, "cpu", official.same_problem(challenges_dir, slug))
-            except official.Unsupported as why:
-                raise UsageError(f"{slug} cannot be served: {why.message}", hint="leave it out of --challenge") from why
-        else:
-            found[slug] = spec.load(challenges_dir, slug)
-    return found
+def served_challenges(challenges_dir: Path, slugs: tuple[str, ...], leetgpu_dir: Path | None) -> dict[str, spec.Challenge]:
+    """The challenges a class serves, by slug: the grader's own, and official ones of the checkout by their folder
+    names (each submission graded on its own draw of the file's cases). One that cannot be graded here stops the
+    server before it starts, saying why."""
+    return {slug: load_challenge(challenges_dir, slug, leetgpu_dir)
+            for slug in slugs or tuple(spec.list_challenges(challenges_dir))}
 
 
 @cli.command()

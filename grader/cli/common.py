@@ -252,6 +252,22 @@ def check_source(file: Path, slug: str) -> source.Source:
         raise UsageError(error.message, hint=hint) from error
 
 
+def load_challenge(challenges_dir: Path, slug: str, leetgpu_dir: Path | None) -> spec.Challenge:
+    """The challenge a command names: an official one of the checkout (`--leetgpu`), its cases drawn from a
+    public seed (what listing, boards and batches need of it: its shapes, labels, levels; each job grades on its
+    own draw), else one of the grader's own. One that cannot be graded here is a usage error saying why."""
+    from grader import leetgpu
+    from grader.leetgpu import official
+
+    root = leetgpu.checkout_root(leetgpu_dir) if leetgpu_dir else None
+    if root is None or leetgpu.find(root, slug) is None:
+        return spec.load(challenges_dir, slug)
+    try:
+        return official.challenge(root, slug, 0, "cpu", official.same_problem(challenges_dir, slug))
+    except official.Unsupported as why:
+        raise UsageError(f"{slug} cannot be graded here: {why.message}", hint="choose another challenge") from why
+
+
 def check_memory(challenge: spec.Challenge, backend) -> None:
     """A SpecError when a shape of the challenge cannot fit the memory the backend's buffers live in (the
     backend knows where that is; the challenge, what its shapes need)."""

@@ -21,7 +21,7 @@ from grader.cli.classroom import WAIT_TIMEOUT_S, submit_remote
 from grader.cli.common import (DEBUG_KEY, DEFAULT_CHALLENGE, DEFAULT_DB, RichProgress, Terminal, _fail,
                                backend_option, budget_option, cache_option, challenges_option, check_memory,
                                check_source, choose_backend, cli, db_option, engine_options, handle_errors,
-                               known_challenges, leetgpu_option, libraries_option, make_box, make_engine, nvcc_option, sandbox_option)
+                               known_challenges, leetgpu_option, libraries_option, load_challenge, make_box, make_engine, nvcc_option, sandbox_option)
 from grader.errors import UsageError
 from grader.exitcodes import ExitCode
 from grader.libraries import LibraryPolicy
@@ -340,12 +340,16 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 @sandbox_option
 @budget_option
 @libraries_option
+@leetgpu_option
+@click.option("--strict", is_flag=True,
+              help="Official LeetGPU challenges: the checks beyond LeetGPU's judge count in the verdict.")
 @engine_options
 @click.pass_obj
 @handle_errors
 def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Path, db: Path, backend: str,
           nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, libraries: str,
-          engine_name: str, gpus: str | None, ray_address: str | None, ray_insecure: bool) -> None:
+          leetgpu_dir: Path | None, strict: bool, engine_name: str, gpus: str | None, ray_address: str | None,
+          ray_insecure: bool) -> None:
     """Grade every submission in FOLDER (NAME.cu, or NAME/ with one .cu), each with its own secret seed.
 
     Results go to the database; a student's source graded before (same hash, grader version and GPU) is
@@ -354,10 +358,15 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
     leaderboard` commands that rank what was graded. Exits 0 once every submission is graded (whatever
     its verdict), 2 when a file's challenge could not be told, 70 when the grader failed on a file.
     """
-    from grader import batch
+    from grader import batch, leetgpu
     from grader.inert import visible
 
-    forced = spec.load(challenges_dir, slug) if slug else None
+    forced = load_challenge(challenges_dir, slug, leetgpu_dir) if slug else None
+    official = forced is not None and forced.tolerance.allclose is not None
+    root = leetgpu.checkout_root(leetgpu_dir) if official else None
+    if strict and not official:
+        raise UsageError("--strict is for LeetGPU's official challenges",
+                         hint="pass --challenge with a folder name of your checkout and --leetgpu")
     found = batch.discover(folder)
     for skipped in found.skipped:  # the names are the students', so shown inert
         terminal.err.print(f"skipped {visible(str(skipped.path))}: {visible(skipped.reason)}", style="yellow",
@@ -371,14 +380,14 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
         raise UsageError(f"no submission in {folder} could be given a challenge",
                          hint="pass --challenge SLUG to grade them all against one challenge (`grader list` names them)")
     summary, gpu = _grade_batch(terminal, plan, folder, challenges_dir, db, backend, nvcc, cache_dir, sandbox_mode,
-                                timing_budget_s, engine_name, gpus, ray_address, ray_insecure, libraries)
+                                timing_budget_s, engine_name, gpus, ray_address, ray_insecure, libraries, root, strict)
     for failure in summary.failures:
         terminal.err.print(f"the grader failed on {visible(str(failure.path))} ({visible(failure.error)}): recorded "
                            f"as GRADER_ERROR for {visible(failure.user)} (not their verdict), graded again by the "
                            "next batch; please report it", style="red", markup=False, highlight=False)
         if click.get_current_context().meta.get(DEBUG_KEY):
             terminal.err.print(failure.traceback, markup=False, highlight=False, soft_wrap=True)
-    commands = [leaderboard_command(c.slug, db, challenges_dir, gpu) for c in plan.challenges]
+    commands = [leaderboard_command(c.slug, db, challenges_dir, gpu, root) for c in plan.challenges]
     report.render_batch_summary(summary, plan, commands, terminal.out)
     if summary.failures:  # every student was graded; the grader's own failures still need a person
         sys.exit(int(ExitCode.INTERNAL))
@@ -389,16 +398,17 @@ def grade(terminal: Terminal, folder: Path, slug: str | None, challenges_dir: Pa
 def _grade_batch(terminal: Terminal, plan, folder: Path, challenges_dir: Path, db: Path, backend: str,
                  nvcc: str | None, cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None,
                  engine_name: str, gpus: str | None, ray_address: str | None, ray_insecure: bool = False,
-                 libraries: str = "none"):
+                 libraries: str = "none", leetgpu_root: Path | None = None, strict: bool = False):
     """The batch's summary, and the GPU it was graded on (None on the emulator)."""
     from grader import batch, pipeline
     from grader.engines import Config
 
     hidden = [cache_dir, folder.resolve(), db.resolve().parent]
+    hidden += [leetgpu_root] if leetgpu_root else []
     options = pipeline.Options(Mode.SUBMIT, batch.secret_seed(db), cache_dir, timing_budget_s,
-                               libraries=LibraryPolicy(libraries), secret=True)
+                               libraries=LibraryPolicy(libraries), strict=strict, secret=True)
     config = Config(challenges_dir, backend, nvcc, cache_dir, sandbox_mode, tuple(hidden), timing_budget_s,
-                    libraries=libraries)
+                    libraries=libraries, leetgpu=leetgpu_root, strict=strict)
     slugs = tuple(c.slug for c in plan.challenges)
     with store.Store.open(db) as results, RichProgress(terminal.err) as progress:
         progress.stage("starting the grading engine")
