@@ -185,7 +185,7 @@ def test_the_command_line_grades_an_official_challenge(tmp_path):
     assert json.loads(found.stdout)["challenge"] == "904_min_max", "chosen by its solve signature"
     refused = CliRunner().invoke(cli, ["run", str(SUBMISSIONS / "vector_add_right.cu"), "--challenge", "vector_add",
                                        "--strict", "--backend", "emulator"])
-    assert refused.exit_code == 2 and "--strict is for LeetGPU" in refused.output
+    assert refused.exit_code == 2 and "are for LeetGPU's official challenges" in refused.output
 
 
 def test_signature_detection_covers_the_official_starters():

@@ -18,6 +18,7 @@ import click
 from grader import exitcodes, report, source, spec, store
 from grader.cli.boards import leaderboard_command
 from grader.cli.classroom import WAIT_TIMEOUT_S, submit_remote
+from grader.cli.leetgpu import OfficialChoice, named_official, official_for
 from grader.cli.common import (DEBUG_KEY, DEFAULT_CHALLENGE, DEFAULT_DB, RichProgress, Terminal, _fail,
                                backend_option, budget_option, cache_option, challenges_option, check_memory,
                                check_source, choose_backend, cli, db_option, engine_options, handle_errors,
@@ -76,9 +77,9 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     from grader import pipeline
 
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
-    official = _official(leetgpu_dir, slug)
+    official = named_official(leetgpu_dir, slug)
     if official is None and not slug and leetgpu_dir is not None:
-        official = _official_for(terminal, submitted, challenges_dir, leetgpu_dir)
+        official = official_for(terminal, submitted, challenges_dir, leetgpu_dir)
     if official is None and (strict or ladder_dir):
         raise UsageError("--strict and --ladder are for LeetGPU's official challenges",
                          hint="pass --challenge with a folder name of your checkout (see `grader list --leetgpu PATH`)")
@@ -118,49 +119,6 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     sys.exit(int(exitcodes.for_verdict(result.verdict)))
 
 
-@dataclasses.dataclass(frozen=True)
-class _OfficialChoice:
-    """An official challenge named on the command line; made (with PyTorch) once the backend is known."""
-
-    root: Path
-    slug: str
-    ladder: Path | None = None
-
-
-def _official(leetgpu_dir: Path | None, slug: str | None) -> _OfficialChoice | None:
-    """The official challenge `--challenge` names in the checkout, if a checkout is given and has it."""
-    from grader import leetgpu
-
-    if leetgpu_dir is None or not slug:
-        return None
-    root = leetgpu.checkout_root(leetgpu_dir)
-    return _OfficialChoice(root, slug) if leetgpu.find(root, slug) is not None else None
-
-
-def _official_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path,
-                  leetgpu_dir: Path) -> _OfficialChoice | None:
-    """With a checkout and no --challenge: the official challenge the file's solve signature names, among the
-    official ones and the grader's own (an official one takes the place of ours for the same problem); None
-    when it names one of ours only (chosen as without a checkout); several: a usage error naming them."""
-    from grader import leetgpu, signature
-
-    root = leetgpu.checkout_root(leetgpu_dir)
-    officials = [o for o in leetgpu.catalogue(root) if leetgpu.mapped(o).unsupported is None]
-    replaced = {o.slug for o in officials}
-    ours = [c for c in known_challenges(terminal, challenges_dir) if c.leetgpu not in replaced]
-    candidates = [signature.of(c) for c in ours] + [
-        signature.Signature(o.slug, "solve", tuple(spec.canonical_type(t) for t in o.starter_types)) for o in officials]
-    choice = signature.choose_signature(submitted.text, candidates)
-    if choice.challenge in replaced:
-        terminal.err.print(f"challenge: {choice.challenge} (LeetGPU's, from {root}; {choice.why}; --challenge to choose "
-                           "another)", style="dim", highlight=False)
-        return _OfficialChoice(root, choice.challenge)
-    if choice.matches and not choice.challenge:
-        raise UsageError(f"{submitted.display_path}: {choice.why}",
-                         hint="pass one of: " + ", ".join(f"--challenge {slug}" for slug in choice.matches))
-    return None
-
-
 def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path) -> spec.Challenge:
     """The challenge the file's solve signature names, said in one line; several: a usage error."""
     from grader import signature
@@ -192,18 +150,13 @@ def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge
         progress.stage("starting the backend")
         chosen = choose_backend(backend, nvcc, terminal, box)
         leetgpu_dir = ladder = None
-        if isinstance(challenge, _OfficialChoice):
-            from grader.leetgpu import official
-
+        if isinstance(challenge, OfficialChoice):
             progress.stage("loading the official challenge and its cases (PyTorch)")
-            leetgpu_dir, ladder = challenge.root, challenge.ladder
-            ladder = ladder or (official.same_problem(challenges_dir, challenge.slug) if challenges_dir else None)
-            try:
-                challenge = official.challenge(challenge.root, challenge.slug, options.seed,
-                                               official.device_for(chosen.name), ladder)
-            except official.Unsupported as why:
-                return pipeline.unsupported(submitted.display_path, challenge.slug, why.message, chosen.environment(),
-                                            options)
+            leetgpu_dir, ladder = challenge.root, challenge.ladder_for(challenges_dir)
+            made = challenge.made(options.seed, chosen.name, ladder)
+            if isinstance(made, str):  # why it cannot be graded here
+                return pipeline.unsupported(submitted.display_path, challenge.slug, made, chosen.environment(), options)
+            challenge = made
         check_memory(challenge, chosen)
         if sanitize and not chosen.measures_time:
             raise UsageError("--sanitize needs a GPU", hint="the CPU emulator finds races by itself (RACE verdicts)")
