@@ -16,7 +16,7 @@ from grader.classroom import schema
 from grader.cli.common import (DEFAULT_CHALLENGE, GraderGroup, RichProgress, Terminal, backend_option, budget_option,
                                cache_option, challenges_option, check_source, cli, engine_options, fell_back,
                                handle_errors, leetgpu_option, libraries_option, load_challenge, make_engine,
-                               nvcc_option)
+                               nvcc_option, strict_option)
 from grader.exitcodes import ExitCode
 from grader.sandbox import SandboxMode
 
@@ -45,9 +45,7 @@ on a deadline night, with time to spare; past it the submission is stored still,
 @budget_option
 @libraries_option
 @leetgpu_option
-@click.option("--strict", is_flag=True,
-              help="Official LeetGPU challenges: the checks beyond LeetGPU's judge (values drawn again, outputs "
-                   "filled with NaN, inputs checked, thread orders) count in the verdict.")
+@strict_option
 @click.option("--max-pending", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Submissions a student may have waiting or being graded, all challenges together "
                    "(they are graded one at a time, however many GPUs grade).")

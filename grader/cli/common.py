@@ -195,6 +195,11 @@ libraries_option = click.option(
     help="Which of CUDA's C++ libraries submissions may use: none (LeetGPU's rule), block (CUB's block- and "
          "warp-level collectives), cccl (all of CUB and Thrust). Every report states it; the CPU emulator runs "
          "none of them (UNSUPPORTED where a file uses one the policy allows).")
+strict_option = click.option(
+    "--strict", is_flag=True,
+    help="Official LeetGPU challenges: their checks beyond LeetGPU's judge (values drawn again, outputs filled with "
+         "NaN instead of zeros, inputs checked unmodified, thread orders) count in the verdict; without it they are "
+         "reported beside it.")
 nvcc_option = click.option("--nvcc", default=None, help="Path to nvcc (default: from PATH).")
 cache_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path, resolve_path=True), default=DEFAULT_CACHE,
                             show_default=True, help="Build and ladder cache folder.")

@@ -18,11 +18,12 @@ import click
 from grader import exitcodes, report, source, spec, store
 from grader.cli.boards import leaderboard_command
 from grader.cli.classroom import WAIT_TIMEOUT_S, submit_remote
-from grader.cli.leetgpu import OfficialChoice, named_official, official_for
 from grader.cli.common import (DEBUG_KEY, DEFAULT_CHALLENGE, DEFAULT_DB, RichProgress, Terminal, _fail,
                                backend_option, budget_option, cache_option, challenges_option, check_memory,
                                check_source, choose_backend, cli, db_option, engine_options, handle_errors,
-                               known_challenges, leetgpu_option, libraries_option, load_challenge, make_box, make_engine, nvcc_option, sandbox_option)
+                               known_challenges, leetgpu_option, libraries_option, load_challenge, make_box,
+                               make_engine, nvcc_option, sandbox_option, strict_option)
+from grader.cli.leetgpu import OfficialChoice, named_official, official_for
 from grader.errors import UsageError
 from grader.exitcodes import ExitCode
 from grader.libraries import LibraryPolicy
@@ -59,10 +60,7 @@ def grading_options(command):
                      help="With an official LeetGPU challenge: the folder of a challenge of the grader's (with "
                           "levels) whose reference ladder to place the submission on. Default: the grader's "
                           "challenge for the same problem, if there is one."),
-        click.option("--strict", is_flag=True,
-                     help="With an official LeetGPU challenge: its checks beyond LeetGPU's judge (values drawn again, "
-                          "outputs filled with NaN instead of zeros, inputs checked unmodified, thread orders) count "
-                          "in the verdict; without it they are reported beside it."),
+        strict_option,
     ]
     for option in reversed(options):
         command = option(command)
@@ -294,8 +292,7 @@ def levels(terminal: Terminal, slug: str, challenges_dir: Path, remeasure: bool,
 @budget_option
 @libraries_option
 @leetgpu_option
-@click.option("--strict", is_flag=True,
-              help="Official LeetGPU challenges: the checks beyond LeetGPU's judge count in the verdict.")
+@strict_option
 @engine_options
 @click.pass_obj
 @handle_errors
