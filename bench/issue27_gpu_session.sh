@@ -3,7 +3,8 @@
 # git-ignored .thirdparty/leetgpu-checkout (never committed). STAGE=starters: every CUDA starter (does each challenge
 # load, compile, run and get a verdict?); STAGE=solutions: our own solutions submitted (timed against the PyTorch
 # reference); STAGE=third: third-party solutions of the same problems (.thirdparty/corpus, by our challenges'
-# `leetgpu:` names); STAGE=tests: the GPU tests of issue 27. Each stage writes one summary JSON and a log under $OUT.
+# `leetgpu:` names); STAGE=libraries: those of them that include CUB or Thrust, under --libraries block and cccl;
+# STAGE=tests: the GPU tests of issue 27. Each stage writes one summary JSON and a log under $OUT.
 set -uo pipefail
 source bench/gpu_setup.sh
 CHECKOUT=.thirdparty/leetgpu-checkout
@@ -28,6 +29,25 @@ PY
     ls /tmp/ours > "$OUT/solutions-files.txt"
     python3 bench/leetgpu_sweep.py $CHECKOUT "$OUT/solutions.json" --solutions /tmp/ours --mode submit --jobs 1 \
       --timeout 240 ${ONLY:+--only $ONLY} > "$OUT/solutions.log" 2>&1 ;;
+  libraries)
+    # the third-party files that include CUB or Thrust, graded under the policy that allows what they use
+    mkdir -p /tmp/third-cccl
+    python3 - <<'PY'
+import re, shutil, yaml
+from pathlib import Path
+include = re.compile(r'^\s*#\s*include\s*[<"](cub|thrust)/', re.M)
+for root in sorted(Path("challenges").iterdir()):
+    data = yaml.safe_load((root / "challenge.yaml").read_text()) if (root / "challenge.yaml").is_file() else None
+    corpus = Path(".thirdparty/corpus") / root.name
+    for f in sorted(corpus.glob("*.cu")) if data and data.get("leetgpu") and corpus.is_dir() else ():
+        if include.search(f.read_text(errors="replace")):
+            (Path("/tmp/third-cccl") / data["leetgpu"]).mkdir(exist_ok=True)
+            shutil.copy(f, Path("/tmp/third-cccl") / data["leetgpu"])
+PY
+    for policy in block cccl; do
+      python3 bench/leetgpu_sweep.py $CHECKOUT "$OUT/third-$policy.json" --solutions /tmp/third-cccl --mode run \
+        --jobs 4 --timeout 240 --extra "--libraries $policy" > "$OUT/third-$policy.log" 2>&1
+    done ;;
   tests)
     timeout "${TESTS_S:-280}" python3 -m pytest -q -m gpu tests/test_leetgpu_grading.py tests/test_libraries.py \
       > "$OUT/tests.log" 2>&1; echo "pytest rc=$?" >> "$OUT/tests.log" ;;

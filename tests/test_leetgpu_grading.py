@@ -254,3 +254,33 @@ def test_a_batch_and_its_leaderboard_take_official_names(tmp_path):
     assert board.exit_code == 0, board.output
     rows = {line.split(",")[1]: line for line in board.output.splitlines()[1:] if line.count(",") > 2}
     assert "accepted" in rows["alice"] and "race" in rows["bob"].lower(), board.output
+
+
+def test_a_buffer_flattened_in_some_cases_is_its_element_count():
+    """On the H200 sweep five official files gave a buffer as a matrix in one case and flattened in another."""
+    bare = (spec.Param("A", spec.c_type("const float*"), spec.Role.INPUT),
+            spec.Param("C", spec.c_type("float*"), spec.Role.OUTPUT, (), spec.Check.ALLCLOSE),
+            spec.Param("M", spec.c_type("int")), spec.Param("N", spec.c_type("int")))
+    square = loader.FileCase("example", {"A": np.ones((2, 3), np.float32), "C": np.zeros((2, 3), np.float32)},
+                             {"M": 2, "N": 3})
+    flat = loader.FileCase("test 1", {"A": np.ones(6, np.float32), "C": np.zeros((2, 3), np.float32)},
+                           {"M": 2, "N": 3})
+    larger = loader.FileCase("test 2", {"A": np.ones((4, 5), np.float32), "C": np.zeros((4, 5), np.float32)},
+                             {"M": 4, "N": 5})
+    shapes = official._shapes("x", bare, [square, flat, larger])
+    params = official._with_extents(bare, shapes, [square, flat, larger])
+    a, c = params[0], params[1]
+    assert a.extent({"M": 4, "N": 5}) == (20,), "flat: its element count"
+    assert c.extent({"M": 4, "N": 5}) == (4, 5), "the same rank in every case: the file's shape"
+    other = loader.FileCase("test 3", {"A": np.ones(7, np.float32), "C": np.zeros((2, 3), np.float32)},
+                            {"M": 2, "N": 3})
+    with pytest.raises(official.Unsupported, match="not decided by the int parameters"):
+        official._shapes("x", bare, [square, other])
+
+
+def test_outputs_made_with_torch_empty_start_as_zeros():
+    with loader.zeroed_empty(torch):
+        made = torch.empty(1000, dtype=torch.int32)
+        like = torch.empty_like(made)
+    assert not made.any() and not like.any()
+    assert torch.empty is not None and torch.empty.__name__ == "empty", "restored after the generators ran"
