@@ -71,16 +71,7 @@ class Loaded:
     """Its parameters in `solve`'s order."""
 
     def call(self, what: str, function: Callable, *args, **kwargs):
-        """Call the file's code; whatever it raises is the challenge's fault, named as such."""
-        try:
-            return function(*args, **kwargs)
-        except (KeyboardInterrupt, MemoryError, GraderError):
-            raise
-        except BaseException as exc:  # SystemExit included: a file must not end the grader
-            raise SpecError(self.official.folder / CHALLENGE_FILE, what,
-                            f"raised {type(exc).__name__}: {str(exc)[:300]} when the grader called it",
-                            hint="the checkout's file failed, not the submission: update the checkout (git pull) "
-                                 "or report it to its maintainers") from exc
+        return call_file(self.official, what, function, *args, **kwargs)
 
     def cases(self, which: Which, seed: int) -> list[FileCase]:
         """The file's cases from one generator, its random draws seeded with `seed` (PyTorch's generators:
@@ -197,6 +188,19 @@ def ieee_fp32():
         torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
+def call_file(official: Official, what: str, function: Callable, *args, **kwargs):
+    """Call the checkout's code; whatever it raises is the challenge's fault, named as such."""
+    try:
+        return function(*args, **kwargs)
+    except (KeyboardInterrupt, MemoryError, GraderError):
+        raise
+    except BaseException as exc:  # SystemExit included: a file must not end the grader
+        raise SpecError(official.folder / CHALLENGE_FILE, what,
+                        f"raised {type(exc).__name__}: {str(exc)[:300]} when the grader called it",
+                        hint="the checkout's file failed, not the submission: update the checkout (git pull) "
+                             "or report it to its maintainers") from exc
+
+
 def load(official: Official, device: str = "cpu") -> Loaded:
     """Import the challenge's file from the checkout (its `core` package found beside it) and make its
     `Challenge` on `device`."""
@@ -211,13 +215,12 @@ def load(official: Official, device: str = "cpu") -> Loaded:
         if loader is None or loader.loader is None:
             raise SpecError(path, "import", "cannot be imported", hint="check the checkout")
         module = importlib.util.module_from_spec(loader)
-        probe = Loaded(official, None, device)
-        probe.call("import", loader.loader.exec_module, module)
+        call_file(official, "import", loader.loader.exec_module, module)
         cls = getattr(module, "Challenge", None)
         if cls is None:
             raise SpecError(path, "Challenge", "the file defines no class Challenge", hint="check the checkout")
-        instance = probe.call("Challenge(device=...)", cls, device=device)
-        signature = probe.call("get_solve_signature", instance.get_solve_signature)
+        instance = call_file(official, "Challenge(device=...)", cls, device=device)
+        signature = call_file(official, "get_solve_signature", instance.get_solve_signature)
     finally:
         sys.path.remove(root) if root in sys.path else None
     return Loaded(official, instance, device, tuple(signature))

@@ -117,11 +117,12 @@ def challenge(root: Path, slug: str, seed: int, device: str = "cpu", ladder: Pat
     shapes = _shapes(slug, bare, every)
     params = _with_extents(bare, shapes, every)
     counts = _Counts(params, loaded, every)
-    answers = _Answers(loaded, params, shapes, (official.atol or 0.0, official.rtol or 0.0))
+    rule = (official.atol or 0.0, official.rtol or 0.0)
+    answers = _Answers(loaded, params, shapes, rule)
     levels, ladder_notes = _ladder(ladder, params)
     return spec.Challenge(
         slug=slug, title=official.title or slug, version=1, root=official.folder, entry="solve", params=params,
-        tolerance=spec.Tolerance(1.0, math.inf, (official.atol or 0.0, official.rtol or 0.0)), limits=LIMITS,
+        tolerance=spec.Tolerance(1.0, math.inf, rule), limits=LIMITS,
         functional_version=1, functional=tuple(_shape(case, bare) for case in parity),
         randomized=spec.RandomShapes(0, {}, max_bytes=0.0), performance_version=1,
         performance=tuple(_shape(case, bare) for case in performance), baseline_label=BASELINE_LABEL,
