@@ -65,4 +65,4 @@ PY
     python3 bench/leetgpu_sweep.py $CHECKOUT "$OUT/third.json" --solutions /tmp/third --mode run --jobs "${JOBS:-4}" \
       --timeout 240 ${ONLY:+--only $ONLY} > "$OUT/third.log" 2>&1 ;;
 esac
-tail -25 "$OUT"/*.log
+for log in "$OUT"/*.log; do tail -n 25 "$log"; done
