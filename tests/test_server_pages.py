@@ -24,7 +24,7 @@ from grader.classroom.schema import open_class
 from grader import __version__
 from grader.backends import Environment
 from grader.build import BuildResult, BuildStatus
-from grader.classroom import app, dispatch, pages, queue, roster
+from grader.classroom import app, dispatch, queue, render, roster
 from grader.cli import DEFAULT_CHALLENGES
 from grader.results import GradeReport, Mode
 from grader.source import Source, from_bytes
@@ -303,7 +303,7 @@ def test_a_graded_report_is_shown_as_text(site):
 
 
 def test_report_html_drops_links_and_escapes():
-    html = pages.report_html("\x1b]8;;https://example.com/\"onmouseover=alert(1)\x1b\\x\x1b]8;;\x1b\\ <a>")
+    html = render.report_html("\x1b]8;;https://example.com/\"onmouseover=alert(1)\x1b\\x\x1b]8;;\x1b\\ <a>")
     assert "href" not in html and "&lt;a&gt;" in html and html.startswith("<pre class=report>")
 
 
