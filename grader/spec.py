@@ -51,6 +51,12 @@ RESERVED_NAMES = frozenset("""
 which a parameter of that name would hide from every kernel launched inside `solve`."""
 
 
+class Origin(enum.Enum):
+    """Whose challenge: the grader's own, or one of LeetGPU's official repository read from the user's checkout."""
+    GRADER = "grader"
+    LEETGPU = "leetgpu"
+
+
 class Role(enum.Enum):
     INPUT = "input"
     OUTPUT = "output"
@@ -361,6 +367,12 @@ class Challenge:
     the run is strict: an official challenge's checks that LeetGPU's judge does not make (Given.strict)."""
     notes: tuple[str, ...] = ()
     """What a report should say about how this challenge is graded (an official challenge's differences)."""
+    origin: Origin = Origin.GRADER
+    """Whose challenge it is: the grader's own (a folder of challenges/) or LeetGPU's, read from a checkout."""
+    statement_file: str = "statement.md"
+    """The statement, relative to `root`: Markdown for the grader's own, HTML (challenge.html) for LeetGPU's."""
+    starter_file: str = "starter.cu"
+    """The starter a student begins from, relative to `root`."""
 
     @property
     def dims(self) -> tuple[str, ...]:
@@ -408,11 +420,11 @@ class Challenge:
 
     @property
     def statement_path(self) -> Path:
-        return self.root / "statement.md"
+        return self.root / self.statement_file
 
     @property
     def starter_path(self) -> Path:
-        return self.root / "starter.cu"
+        return self.root / self.starter_file
 
 
 # --------------------------------------------------------------------------- locating

@@ -15,6 +15,7 @@ Origin (or Referer) names another origin, or none, before any page sees it.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -22,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from grader import __version__
-from grader.classroom import queue, roster, sessions
+from grader.classroom import challenge_pages, queue, roster, sessions
 from grader.classroom.render import (GRADER_NAME, HEADERS, REASONS, banner, board_page, login_redirect, page,
                                      report_html, small_form)
 from grader.classroom.server import ApiError, Caller, Denied, submission_id
@@ -91,7 +92,7 @@ class _Pages:
         views = [self.server.describe(store, sub) for sub in queue.history(store, who.name)]
         rows = [view.to_json() for view in views]
         pending = not all(view.done for view in views)
-        return page("me.html.j2", script="me.js.j2" if pending else None, rows=rows, pending=pending, limits=self.server.settings.limits,
+        return page("me.html.j2", standings=queue.standings(store, who.name), deadlines=queue.deadlines(store), script="me.js.j2" if pending else None, rows=rows, pending=pending, limits=self.server.settings.limits,
                      **self._context(who))
 
     async def submit(self, request: Request) -> Response:
@@ -139,15 +140,48 @@ def routes(server) -> list[Route]:
         Route("/leaderboard/{slug}", pages.leaderboard, methods=["GET"]),
         Route("/gradebook/{slug}", pages.gradebook, methods=["GET"]),
         Route("/favicon.ico", lambda request: Response(status_code=204, headers=HEADERS), methods=["GET"]),
+        *challenge_pages.routes(server),
     ]
 
 
 def error_page(request: Request, error) -> Response:
-    """An ApiError on a page: its status, message and hint (autoescaped), with the way on."""
+    """An ApiError on a page: its status, message and hint (autoescaped), with the way on, under the same
+    header as every other page (who is logged in), unless who it is cannot be known now."""
     links = [("/login", "log in")] if error.status == 401 else []
-    if request.url.path == "/submit":
+    back = _came_from(request)
+    if back:
+        links.append(back)
+    elif request.url.path == "/submit":
         links.append(("/me", "back to the upload form"))
     links.append(("/", "the class server's start page"))
+    who = _who_if_known(request, error)
     return page("error.html.j2", error.status, code=error.status, reason=REASONS.get(error.status, "Error"),
-                 message=error.message, hint=error.hint, links=links,
-                 signed_in=any(name in request.cookies for name in (sessions.COOKIE, sessions.SECURE_COOKIE)))
+                message=error.message, hint=error.hint, links=links, who=who,
+                instructor=who is not None and who.role is Role.INSTRUCTOR,
+                signed_in=who is not None or any(name in request.cookies
+                                                 for name in (sessions.COOKIE, sessions.SECURE_COOKIE)))
+
+
+def _who_if_known(request: Request, error) -> Person | None:
+    """Who is logged in, for the header; None where asking would fail again (the database is what failed: 503)
+    or no one could be (401)."""
+    server = getattr(request.app.state, "server", None)
+    if server is None or error.status in (401, 503, 500):
+        return None
+    try:
+        return server.person(request)
+    except Exception:  # noqa: BLE001  (an error page must render whatever else is failing)
+        return None
+
+
+def _came_from(request: Request) -> tuple[str, str] | None:
+    """A failed upload from a challenge's page goes back to that page (its path from the same-origin Referer)."""
+    if request.url.path != "/submit":
+        return None
+    referer = urlsplit(request.headers.get("referer", ""))
+    if referer.netloc and referer.netloc != request.url.netloc:
+        return None
+    parts = referer.path.split("/")
+    if len(parts) == 3 and parts[1] == "challenges" and parts[2] in request.app.state.server.settings.challenges:
+        return (referer.path, "back to the challenge")
+    return None

@@ -228,6 +228,43 @@ def history(store: Store, user: str, limit: int = 200) -> list[Submission]:
         "SELECT * FROM submissions WHERE user = ? ORDER BY id DESC LIMIT ?", (user, limit))]
 
 
+@dataclass(frozen=True)
+class Standing:
+    """A student's submissions of one challenge summed up, for their own pages: how many, the best graded
+    one (ACCEPTED first, then the higher level, then the later), whether that one was late, and whether any
+    is still waiting."""
+    challenge: str
+    attempts: int
+    best_id: int | None = None
+    best_verdict: str | None = None
+    best_level: int | None = None
+    best_late: bool = False
+    waiting: bool = False
+
+
+def standings(store: Store, user: str) -> dict[str, Standing]:
+    """Each challenge the student has submitted to, by slug (one query; no report is read)."""
+    rows = store.db.execute(
+        "SELECT s.id, s.challenge, s.late, s.state, r.verdict, r.level FROM submissions s "
+        "LEFT JOIN runs r ON r.id = s.run_id WHERE s.user = ? ORDER BY s.id", (user,)).fetchall()
+    found: dict[str, Standing] = {}
+    for sub_id, challenge, late, state, verdict, level in rows:
+        was = found.get(challenge, Standing(challenge, 0))
+        now_ = dataclasses.replace(was, attempts=was.attempts + 1, waiting=was.waiting or state != State.DONE.value)
+        if verdict is not None and _better((verdict, level), (was.best_verdict, was.best_level)):
+            now_ = dataclasses.replace(now_, best_id=sub_id, best_verdict=verdict, best_level=level, best_late=bool(late))
+        found[challenge] = now_
+    return found
+
+
+def _better(new: tuple[str, int | None], old: tuple[str | None, int | None]) -> bool:
+    """Later submissions win ties: the standing is the student's latest best."""
+    def key(pair):
+        verdict, level = pair
+        return (verdict is not None, verdict == "ACCEPTED", level or 0)
+    return key(new) >= key(old)
+
+
 def counts(store: Store) -> dict[State, int]:
     found = dict(store.db.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state").fetchall())
     return {state: found.get(state.value, 0) for state in State}

@@ -32,6 +32,8 @@ COOKIE = sessions.COOKIE
 MULTIPART_OVERHEAD_BYTES = 16 * 1024
 """What a multipart upload adds to the file's own bytes (boundaries, headers, the challenge field)."""
 FILENAME_CHARS = 100
+PASTED_NAME = "pasted.cu"
+"""The file name a submission pasted into a web form is kept under."""
 DIGITS = re.compile(r"[0-9]{1,18}")
 """A number a client sends (an id, a length): ASCII digits only (str.isdigit also takes '²', which int refuses)."""
 UPLOAD_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
@@ -219,12 +221,24 @@ class Server:
         if int(length) > limits.max_bytes + MULTIPART_OVERHEAD_BYTES:
             raise ApiError(413, f"the upload is {int(length):,} bytes; this class accepts files of at most "
                                 f"{limits.max_bytes:,} bytes", "submit the kernel source only")
-        async with request.form(max_files=1, max_fields=4, max_part_size=4096) as form:
-            upload = form.get("file")
-            if upload is None or isinstance(upload, str):
-                raise ApiError(400, "no file in the upload", "send the .cu file as the form field `file`")
-            data = await upload.read(limits.max_bytes + 1)
-            filename = _filename(upload.filename)
+        most = limits.max_bytes + MULTIPART_OVERHEAD_BYTES  # the pasted source is a field
+        async with request.form(max_files=1, max_fields=4, max_part_size=most) as form:
+            upload, pasted = form.get("file"), form.get("source")
+            sent = upload if upload is not None and not isinstance(upload, str) and upload.filename else None
+            data = await sent.read(limits.max_bytes + 1) if sent is not None else b""
+            text = pasted if isinstance(pasted, str) and pasted.strip() else None
+            if data and text is not None:
+                raise ApiError(400, "the upload holds a file and pasted source: which one is to be graded?",
+                               "send one of them: clear the text box, or choose no file")
+            if text is not None:
+                data, filename = text.replace("\r\n", "\n").encode("utf-8"), PASTED_NAME
+            elif sent is not None:
+                filename = _filename(sent.filename)
+            else:
+                raise _nothing_sent(upload, pasted)
+            if not data:
+                raise ApiError(400, f"{filename} is empty: there is nothing to grade",
+                               "choose the .cu file that holds your kernel")
             slug = form.get("challenge") or None
         return await run_sync(self._queue, who, data, filename, slug, key)
 
@@ -332,6 +346,15 @@ class Server:
                 self.boards[slug] = cached
         board = cached[1]
         return board.public() if public else board
+
+
+def _nothing_sent(upload, pasted) -> ApiError:
+    """An upload with neither a file nor source: the web forms send an empty file field or an empty text box;
+    a client that sends neither field is told the fields' names."""
+    if upload is None and pasted is None:
+        return ApiError(400, "no file in the upload", "send the .cu file as the form field `file` (or its text as `source`)")
+    return ApiError(400, "the upload is empty: no file was chosen and no source was pasted",
+                    "choose your .cu file, or paste its source into the text box, then submit again")
 
 
 def _refusal(refused: queue.Refused) -> ApiError:

@@ -226,11 +226,15 @@ class _Text(html.parser.HTMLParser):
 
 def statement_text(official: Official) -> str:
     """The statement as plain text (challenge.html rendered; nothing in it runs or is fetched)."""
+    return html_text(official.statement_path)
+
+
+def html_text(path: Path) -> str:
+    """A statement's challenge.html as plain text: see `statement_text`."""
     try:
-        source = official.statement_path.read_text(encoding="utf-8", errors="replace")
+        source = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise UsageError(f"{official.statement_path} cannot be read: {exc.strerror}",
-                         hint="check the checkout (git status in it)") from exc
+        raise UsageError(f"{path} cannot be read: {exc.strerror}", hint="check the checkout (git status in it)") from exc
     parser = _Text()
     parser.feed(source)
     parser.close()

@@ -130,7 +130,8 @@ def challenge(root: Path, slug: str, seed: int, device: str = "cpu", ladder: Pat
                                  flops=counts.flops, bytes=counts.bytes,
                                  baseline=functools.partial(_baseline, loaded, params, shapes), estimated=True),
         extras=tuple(_shape(case, bare, strict=True, suffix=" reseeded") for case in strict),
-        levels=levels, notes=mapped.notes + ladder_notes)
+        levels=levels, notes=mapped.notes + ladder_notes, origin=spec.Origin.LEETGPU,
+        statement_file=checkout.STATEMENT_FILE, starter_file=str(checkout.STARTER_FILE))
 
 
 def _ladder(folder: Path | None, params: tuple[spec.Param, ...]) -> tuple[tuple[spec.Level, ...], tuple[str, ...]]:
