@@ -34,7 +34,7 @@ SLOW = (
     # whole modules that grade through the emulator, start servers, browsers or pip
     "tests/test_emulator_grading.py", "tests/test_hostile.py", "tests/test_box_probes.py", "tests/test_job_bound.py",
     "tests/test_server_load.py", "tests/test_server_cli.py", "tests/test_server_faults.py", "tests/test_server_db_faults.py",
-    "tests/test_server_browser.py", "tests/test_challenge_check.py",
+    "tests/test_server_browser.py", "tests/test_class_browser.py", "tests/test_challenge_check.py",
     "tests/test_browser.py", "tests/test_server_secrets.py", "tests/test_server_hardening.py", "tests/test_leetgpu_server.py",
     "tests/test_engine.py", "tests/test_packaging.py", "tests/test_emulator_memory.py", "tests/test_emulator_grid_sync.py",
     # single tests of a second or more (nvcc compiles, emulated gradings, Chromium)
