@@ -27,7 +27,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from grader import __version__, leaderboard as boards
+from grader import __version__, gradebook, leaderboard as boards
 from grader.classroom import guard, pages, queue
 from grader.classroom.health import Health, cause_of
 from grader.classroom.roster import Role
@@ -69,11 +69,19 @@ def api_routes(server: Server) -> list[Route]:
         return _json(server.board(request.path_params["slug"], public=True).to_json())
 
     def get_gradebook(request: Request) -> Response:
+        """The gradebook as JSON; `format=csv`: the gradebook's spreadsheet; `format=lms`: the scores under
+        the server's --score-rule, as Canvas and Moodle import them (grader.gradebook, docs/gradebook.md)."""
         server.require(request, Role.INSTRUCTOR)
         board = server.board(request.path_params["slug"])
-        if request.query_params.get("format") == "csv":
+        fmt = request.query_params.get("format")
+        if fmt == "csv":
             return PlainTextResponse(boards.as_csv(board), media_type="text/csv",
                                      headers={"Content-Disposition": f'attachment; filename="{board.challenge}.csv"'})
+        if fmt == "lms":
+            challenge = server.challenge(board.challenge)
+            text = gradebook.lms_file(server.store(), challenge, board, server.settings.score_rule)
+            return PlainTextResponse(text, media_type="text/csv", headers={
+                "Content-Disposition": f'attachment; filename="{board.challenge}-lms.csv"'})
         return _json(board.to_json())
 
     def me(request: Request) -> Response:

@@ -23,6 +23,7 @@ from grader.classroom.health import Health, cause_of
 from grader.classroom.roster import Person, Role
 from grader.classroom.schema import DatabaseGone, ServedDatabase, open_served
 from grader.classroom.wire import UPLOAD_KEY_HEADER, SubmissionView
+from grader.gradebook import DEFAULT_RULE, ScoreRule
 from grader.spec import Challenge
 from grader.store import Store, StoreError
 
@@ -61,6 +62,8 @@ class Settings:
     database: ServedDatabase | None = None
     """The database as the serve command opened and checked it at its start (grader.classroom.schema.start);
     None: made ready when the app is made (an in-process app)."""
+    score_rule: ScoreRule = DEFAULT_RULE
+    """How the gradebook's LMS file scores each student (`grader serve --score-rule`, grader.gradebook)."""
 
 
 def public_origin(url: str) -> str:

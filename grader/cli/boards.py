@@ -39,8 +39,9 @@ def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | No
 @challenges_option
 @db_option
 @click.option("--gpu", default=None, help="The GPU to rank on (default: the one with the most results).")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "html"]), default="table",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "html", "lms"]), default="table",
+              show_default=True, help="Output format. lms: every roster student's score under --score-rule, as a "
+                                      "CSV Canvas and Moodle import (docs/gradebook.md).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of the terminal (html opens from file:// with no network).")
 @click.option("--reveal", is_flag=True,
@@ -49,11 +50,15 @@ def leaderboard_command(slug: str, db: Path, challenges_dir: Path, gpu: str | No
                    "it writes.")
 @click.option("--include-practice", is_flag=True,
               help="also count practice runs: local `grader submit --user` runs graded with a public seed")
+@click.option("--score-rule", default=None, metavar="RULE",
+              help="lms: how a standing becomes points, e.g. \"accepted=60,levels=40,late=0.5,max=100\" (the "
+                   "default; any subset of the keys).")
 @leetgpu_option
 @click.pass_obj
 @handle_errors
 def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, gpu: str | None, fmt: str,
-                output: Path | None, reveal: bool, include_practice: bool, leetgpu_dir: Path | None) -> None:
+                output: Path | None, reveal: bool, include_practice: bool, score_rule: str | None,
+                leetgpu_dir: Path | None) -> None:
     """The class leaderboard and gradebook of SLUG on one GPU: the best accepted secret-seed submission
     per user, ranked, then every other roster student and every graded user, with the verdict of
     their latest run or "no submission".
@@ -61,14 +66,19 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
     The table and csv are the gradebook, for you (every student, no reports). html and json are made to
     be published: the public leaderboard, as the class server shows it (the ranked students' rank,
     name, level and times, nothing else); with --reveal, the whole gradebook with every report as
-    stored, for you alone."""
-    from grader import leaderboard as boards
+    stored, for you alone. lms is the gradebook as scores for your learning management system (every roster
+    student, with a status in words), under --score-rule."""
+    from grader import gradebook, leaderboard as boards
     from grader.classroom import roster, schema
 
+    if score_rule is not None and fmt != "lms":
+        raise UsageError("--score-rule is for --format lms", hint="add --format lms, or drop --score-rule")
+    rule = gradebook.parse_rule(score_rule) if score_rule is not None else gradebook.DEFAULT_RULE
     challenge = load_challenge(challenges_dir, slug, leetgpu_dir)
     with schema.open_class(db, create=False) as results:  # a batch's database gets the (empty) roster's tables
         board = boards.board(results, challenge, gpu, reveal=reveal, include_practice=include_practice,
                              on_roster=roster.students(results))
+        lms = gradebook.lms_file(results, challenge, board, rule, gpu) if fmt == "lms" else None
     if fmt == "table" and output is None:
         report.render_leaderboard(board, terminal.out)
         return
@@ -80,6 +90,8 @@ def leaderboard(terminal: Terminal, slug: str, challenges_dir: Path, db: Path, g
         text = json.dumps(shown.to_json(), indent=2)
     elif fmt == "csv":
         text = boards.as_csv(board)
+    elif fmt == "lms":
+        text = lms
     else:
         console = report.Console(record=True, width=160, file=open(os.devnull, "w"))
         report.render_leaderboard(board, console)

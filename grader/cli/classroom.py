@@ -61,13 +61,16 @@ on a deadline night, with time to spare; past it the submission is stored still,
               help="How long a web page login lasts (logging out ends it at once).")
 @click.option("--max-connections", type=click.IntRange(8, 100000), default=512, show_default=True,
               help="Connections served at once; more get 503 (try again).")
+@click.option("--score-rule", default=None, metavar="RULE", help="How the gradebook's LMS file (format=lms) scores a "
+              "student, e.g. \"accepted=60,levels=40,late=0.5,max=100\" (the default; any subset of the keys).")
 @click.pass_obj
 @handle_errors
 def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engine_name: str, gpus: str | None,
           ray_address: str | None, ray_insecure: bool, slugs: tuple[str, ...], challenges_dir: Path, nvcc: str | None,
           cache_dir: Path, sandbox_mode: str, timing_budget_s: float | None, libraries: str,
           leetgpu_dir: Path | None, strict: bool, max_pending: int, hourly_cap: int,
-          max_upload_kb: int, public_url: str | None, session_hours: int, max_connections: int) -> None:
+          max_upload_kb: int, public_url: str | None, session_hours: int, max_connections: int,
+          score_rule: str | None) -> None:
     """Serve a class: students submit over HTTP with their tokens, the leaderboard is live.
 
     \b
@@ -87,7 +90,9 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
     from grader import backends, batch
     from grader.classroom import app as apps, dispatch, queue, server as servers, transport
     from grader.engines import Config
+    from grader.gradebook import DEFAULT_RULE, parse_rule
 
+    rule = parse_rule(score_rule) if score_rule is not None else DEFAULT_RULE  # refused before anything starts
     origin = servers.public_origin(public_url) if public_url else None
     root = leetgpu.checkout_root(leetgpu_dir) if leetgpu_dir else None
     challenges = served_challenges(challenges_dir, slugs, root)
@@ -114,7 +119,7 @@ def serve(terminal: Terminal, db: Path, host: str, port: int, backend: str, engi
             served = dispatch.Class(challenges, batch.secret_seed(db))
             dispatcher = dispatch.Dispatcher(db, engine, served, database=started.database)
             settings = apps.Settings(db, challenges, limits, engine.describe(), origin, session_hours * 3600,
-                                     started.database)
+                                     started.database, score_rule=rule)
             application = apps.create_app(settings, dispatcher)
             where = f"[{host}]" if ":" in host else host
             terminal.err.print(f"serving {', '.join(challenges)} at http://{where}:{listener.getsockname()[1]}/ "
