@@ -279,13 +279,13 @@ def _row(index: int, e: Standing, cases: list[str]) -> dict:
         "percent_of_baseline": e.percent_of_baseline,
         "attempts": e.attempts,
         "submitted_at": e.submitted_at,
-        "submission_id": e.submission_id,
+        "run_id": e.run_id,
         "backend": e.backend or "",
         "late": e.late, "practice": e.practice,
         "status": e.status, "status_order": STATUS_ORDER[e.status], "status_text": status_text,
         "clickable": ranked or e.report is not None,
     }
-    item = {"rank": e.rank, "user": e.user, "submission_id": e.submission_id, "backend": e.backend,
+    item = {"rank": e.rank, "user": e.user, "run_id": e.run_id, "backend": e.backend,
             "level": e.level, "level_name": row["level_name"], "report": e.report}
     if not ranked:
         item["status"] = status_text

@@ -111,7 +111,7 @@ def make_board(users: dict | None = None) -> Board:
             level_name=dict(LEVELS).get(level), median_ms=medians, rate=first.get("gflops"),
             gflops=first.get("gflops"), percent_of_baseline=first.get("percent_of_baseline"),
             submitted_at=f"2026-11-{10 + rank:02d}T{8 + rank:02d}:30:00+00:00", attempts=len(attempts),
-            submission_id=100 + rank, backend=backend, report=report))
+            run_id=100 + rank, backend=backend, report=report))
         history[user] = tuple(Attempt(f"2026-11-{1 + i:02d}T12:00:00+00:00", ms, Verdict[v])
                               for i, (ms, v) in enumerate(attempts))
     history["mallory"] = (Attempt("2026-11-03T09:00:00+00:00", None, Verdict.WRONG_ANSWER),)
@@ -389,7 +389,7 @@ def _unranked(user: str, verdict: Verdict | None, seed: int) -> Standing:
         return Standing(user, Status.NO_SUBMISSION, on_roster=True)
     report = _report(user, None, {}, seed=seed, verdict=verdict.name, message=f"{verdict.name} here")
     return Standing(user, Status.NOT_ACCEPTED, on_roster=True, verdict=verdict, attempts=2,
-                    submitted_at="2026-11-04T10:00:00+00:00", submission_id=300 + seed, backend="cuda", report=report)
+                    submitted_at="2026-11-04T10:00:00+00:00", run_id=300 + seed, backend="cuda", report=report)
 
 
 def make_gradebook(users: dict | None = None) -> Board:

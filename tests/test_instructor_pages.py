@@ -16,7 +16,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient` is deprecated")
     from starlette.testclient import TestClient
 
-from grader.classroom import app, instructor_pages, queue, roster
+from grader.classroom import app, queue, roster
 from grader.classroom.schema import open_class
 from grader.cli import DEFAULT_CHALLENGES
 from grader.gradebook import DEFAULT_RULE, parse_rule
@@ -42,8 +42,6 @@ def make_site(tmp_path, rule=DEFAULT_RULE):
         tokens = {name: roster.add(store, name).token for name in ("amy", "bob", "carol")}
         tokens["prof"] = roster.add(store, "prof", roster.Role.INSTRUCTOR).token
     application = app.create_app(settings)
-    if not any(getattr(route, "path", None) == "/instructor" for route in application.routes):
-        application.router.routes.extend(instructor_pages.routes(application.state.server))  # until pages wires them
     return TestClient(application, follow_redirects=False, headers={"Origin": ORIGIN}), db, tokens, challenges
 
 

@@ -78,7 +78,7 @@ def _log_in(page, origin: str, token: str) -> None:
     page.goto(f"{origin}/login", wait_until="load")
     page.fill("input[name=token]", token)
     page.locator("main form button[type=submit]").click()
-    page.wait_for_url(f"{origin}/me")
+    page.wait_for_url(re.compile(re.escape(origin) + "/(me|instructor)$"))  # a student's home, an instructor's
 
 
 def test_a_submission_from_upload_to_the_live_leaderboard(server, browse):

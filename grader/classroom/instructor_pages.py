@@ -103,7 +103,7 @@ def levels_table(board: Board) -> list[LevelCount]:
 
 def submission_pages(store: Store, slug: str) -> dict[int, int]:
     """Run id to the id of the submission it graded (its page is /submissions/ID): a board's
-    `Standing.submission_id` is the run's id, and a run recorded outside the server has no submission."""
+    `Standing.run_id` is the run's id, and a run recorded outside the server has no submission."""
     rows = store.db.execute("SELECT id, submission_id FROM runs WHERE challenge = ? AND submission_id IS NOT NULL",
                             (slug,))
     return {run_id: submission for run_id, submission in rows}
@@ -118,7 +118,7 @@ def _level_text(s: Standing) -> str:
 
 
 def _row(s: Standing, pages: dict[int, int], rule: ScoreRule, top: int) -> Row:
-    submission = pages.get(s.submission_id) if s.submission_id is not None else None
+    submission = pages.get(s.run_id) if s.run_id is not None else None
     return Row(visible(s.user), f"/submissions/{submission}" if submission is not None else None,
                s.verdict.name if s.verdict else "—", _level_text(s), s.attempts, s.late, s.on_roster,
                number(rule.points(s, top)))

@@ -23,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from grader import __version__
-from grader.classroom import challenge_pages, queue, roster, sessions
+from grader.classroom import challenge_pages, instructor_pages, queue, roster, sessions
 from grader.classroom.render import (GRADER_NAME, HEADERS, REASONS, banner, board_page, login_redirect, page,
                                      report_html, small_form)
 from grader.classroom.server import ApiError, Caller, Denied, submission_id
@@ -69,7 +69,8 @@ class _Pages:
             return sessions.start(self.server.store(), checked.valid, token, self.server.settings.session_s)
 
         started = await run_in_threadpool(start)
-        response = RedirectResponse("/me", status_code=303, headers=HEADERS)
+        home = "/instructor" if checked.valid.role is Role.INSTRUCTOR else "/me"  # each one's own home
+        response = RedirectResponse(home, status_code=303, headers=HEADERS)
         response.set_cookie(sessions.cookie_name(secure), started.session_id, max_age=started.max_age_s,
                             httponly=True, samesite="strict", path="/", secure=secure)
         return response
@@ -141,6 +142,7 @@ def routes(server) -> list[Route]:
         Route("/gradebook/{slug}", pages.gradebook, methods=["GET"]),
         Route("/favicon.ico", lambda request: Response(status_code=204, headers=HEADERS), methods=["GET"]),
         *challenge_pages.routes(server),
+        *instructor_pages.routes(server),
     ]
 
 
