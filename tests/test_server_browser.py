@@ -114,7 +114,8 @@ def test_a_submission_from_upload_to_the_live_leaderboard(server, browse):
 
     expect(student.locator("#verdict")).to_have_text("ACCEPTED", timeout=GRADE_TIMEOUT_MS)
     expect(student.locator("#state")).to_have_text("done")
-    expect(student.locator("pre.report")).to_contain_text("ACCEPTED")
+    expect(student.locator("#report-view .rv-head")).to_contain_text("ACCEPTED")
+    expect(student.locator("#source #L1")).to_be_visible()
 
     # the leaderboard shows amy by itself, on the same document
     amy_row = board.locator("#board tbody tr:has(td.user[data-sort='amy'])")

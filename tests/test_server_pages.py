@@ -277,22 +277,28 @@ def test_hostile_file_names_and_names_are_text(site):
 
 # -- a graded submission ----------------------------------------------------------------------------------
 
-def test_a_graded_report_is_shown_as_text(site):
+def test_a_graded_report_is_shown_from_its_data_with_the_source(site):
+    """The page renders the report's data (grader.classroom.report_view), not its terminal text, and the
+    source as sent, numbered: both escaped, no script on a finished page."""
     client, db, tokens, challenges = site
     _login(client, tokens["amy"])
-    sub_id = int(_upload(client).headers["location"].rsplit("/", 1)[1])
-    report = _report(challenges["vector_add"], message="<b>bold</b> claim")
-    shown = (dispatch.shown_text(report) + f"\x1b[31m{XSS}\x1b[0m\n"
-             "\x1b]8;;javascript:alert(2)\"><img src=x>\x1b\\click me\x1b]8;;\x1b\\\n")
-    _finish(db, challenges["vector_add"], sub_id, shown, message="<b>bold</b> claim")
+    source = NAIVE.read_bytes() + f"// {XSS}\n".encode()
+    sub_id = int(_upload(client, data=source).headers["location"].rsplit("/", 1)[1])
+    waiting = client.get(f"/submissions/{sub_id}").text
+    assert 'id="L1"' in waiting and 'id="report-view"' not in waiting, "the source shows while it waits"
+    _finish(db, challenges["vector_add"], sub_id, "shown", message="<b>bold</b> claim")
     page = client.get(f"/submissions/{sub_id}")
     text = page.text
     assert page.status_code == 200
     assert '<dd id="verdict" class="verdict-ACCEPTED">ACCEPTED</dd>' in text
     assert '<dd id="state" class="state-done">done</dd>' in text
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and XSS not in text
-    assert "javascript:" not in text and "<img" not in text and "click me" in text
-    assert "<pre class=report>" in text and 'style="color: #800000' in text  # the red kept, as a style
+    view = re.search(r'<section class="card" id="report">.*?<section class="card" id="submitted-source">', text,
+                     re.S).group(0)
+    assert '<span class="rv-v rv-ok">ACCEPTED</span>' in view and "&lt;b&gt;bold&lt;/b&gt; claim" in view
+    lines = source.decode().count("\n")
+    assert f'id="L{lines}"' in text and f'id="L{lines + 1}"' not in text
+    assert f"// &lt;script&gt;alert(1)&lt;/script&gt;</code>" in text and XSS not in text
+    assert "<pre class=report>" not in text, "the terminal rendering is gone from the page"
     raw = re.search(r'<details id="raw">.*?</details>', text, re.S).group(0)
     assert "&#34;verdict&#34;: &#34;ACCEPTED&#34;" in raw and "&lt;b&gt;bold&lt;/b&gt; claim" in raw
     assert "<script>" not in text  # done: nothing to poll

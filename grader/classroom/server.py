@@ -330,7 +330,8 @@ class Server:
             sub.id, sub.user, sub.challenge, sub.filename, sub.state.value, sub.submitted_at, sub.finished_at,
             sub.late, queue.position(store, sub.id) if sub.state is queue.State.QUEUED else None, verdict,
             run.level if run else None, int(exitcodes.for_verdict(verdict)) if verdict else None, report,
-            report_text, full, None if sub.state is queue.State.DONE else self.health.state().said())
+            report_text, full, None if sub.state is queue.State.DONE else self.health.state().said(),
+            sub.source if full else None)
 
     def board(self, slug: str, public: bool = False) -> boards.Board | boards.PublicBoard:
         """The board (grader.leaderboard.board), made again only when a run or the roster changed: a class

@@ -43,6 +43,10 @@ class SubmissionView:
     full: bool = False
     stalled: str | None = None
     """Why grading is stalled on the server (grader.classroom.health, in words), while this waits."""
+    source: str | None = None
+    """The source as submitted, in the full view only, for the submission's page (its lines numbered, the
+    compiler's diagnostics linked to them). Not in `to_json`: the client has the file, and the page's
+    script asks for this view every 1.5 s while it waits."""
 
     @property
     def done(self) -> bool:
