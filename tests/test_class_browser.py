@@ -207,7 +207,7 @@ def test_a_student_and_an_instructor_in_the_browser(server, browse):
     expect(student.locator("h1")).to_contain_text("pasted.cu")
     expect(student.locator("#verdict")).to_have_text("ACCEPTED", timeout=GRADE_TIMEOUT_MS)
     expect(student.locator("#state")).to_have_text("done")
-    expect(student.locator("#source-view")).to_contain_text("add_kernel<<<")
+    expect(student.locator("#source")).to_contain_text("add_kernel<<<")
     expect(student.locator("#L5")).to_contain_text("int i = blockIdx.x * blockDim.x + threadIdx.x;")
     _shoot(student, "report")
 

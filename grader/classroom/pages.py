@@ -1,8 +1,8 @@
 """The class server's web pages, rendered on the server (grader.classroom.render).
 
-Everything a person controls (names, file names, report text) is data, never markup: the templates
-are autoescaped, a report's ANSI text becomes HTML through rich (which escapes it; its hyperlinks are
-dropped), and the two page scripts write with textContent only. Each page's Content-Security-Policy
+Everything a person controls (names, file names, report text, sources) is data, never markup: the
+templates are autoescaped, a report is shown from its data (grader.classroom.report_view) beside the
+source as sent, and the two page scripts write with textContent only. Each page's Content-Security-Policy
 header allows its own inline script by hash and fetches from this server only; the leaderboards are
 grader.html's live page, served with that page's own policy (plus frame-ancestors).
 
@@ -25,7 +25,8 @@ from starlette.routing import Route
 from grader import __version__
 from grader.classroom import challenge_pages, instructor_pages, queue, roster, sessions
 from grader.classroom.render import (GRADER_NAME, HEADERS, REASONS, banner, board_page, login_redirect, page,
-                                     report_html, small_form)
+                                     small_form)
+from grader.classroom.report_view import page_views
 from grader.classroom.server import ApiError, Caller, Denied, submission_id
 from grader.classroom.roster import Person, Role
 
@@ -106,10 +107,12 @@ class _Pages:
         if who is None:
             return login_redirect()
         view = self.server.submission(who, submission_id(request.path_params["id"]))
-        text, report = view.report_text, view.report
-        return page("submission.html.j2", script=None if view.done else "submission.js.j2", s=view.to_json(), report_html=report_html(text) if text else None,
-                     raw_json=json.dumps(report, indent=2, default=str) if report is not None else None,
-                     who=who, instructor=who.role is Role.INSTRUCTOR)
+        report = view.report
+        shown, source = page_views(report, view.source, view.filename)
+        return page("submission.html.j2", script=None if view.done else "submission.js.j2", s=view.to_json(),
+                    view=shown, source=source,
+                    raw_json=json.dumps(report, indent=2, default=str) if report is not None else None,
+                    who=who, instructor=who.role is Role.INSTRUCTOR)
 
     def leaderboard(self, request: Request) -> Response:
         board = self.server.board(request.path_params["slug"], public=True)
