@@ -131,9 +131,12 @@ def browse(chromium, server):
         context = chromium.new_context(viewport=DESKTOP, accept_downloads=True)
         page = context.new_page()
         page.set_default_timeout(20_000)
-        opened.append((context, watched(page)))
+        events = watched(page)
+        opened.append((context, events))
+        browse.events[page] = events
         return page
 
+    browse.events = {}
     yield browse
     for context, _ in opened:
         context.close()
@@ -196,6 +199,9 @@ def test_a_student_and_an_instructor_in_the_browser(server, browse):
 
     student.locator("#upload button[type=submit]").click()  # nothing chosen, nothing pasted
     expect(student.locator("#message")).to_contain_text("the upload is empty")
+    refused = "error: Failed to load resource: the server responded with a status of 400 (Bad Request)"
+    assert browse.events[student]["console"] == [refused]  # the refusal's own status, and nothing else
+    browse.events[student]["console"].clear()
     expect(student.locator("#who")).to_have_text("amy")
     _shoot(student, "empty-upload")
     student.locator("a", has_text="back to the challenge").click()
