@@ -265,6 +265,12 @@ def _better(new: tuple[str, int | None], old: tuple[str | None, int | None]) -> 
     return key(new) >= key(old)
 
 
+def of_challenge(store: Store, challenge: str) -> list[Submission]:
+    """Every submission of `challenge`, whatever its state, oldest first (the similarity report reads them)."""
+    return [_submission(r) for r in store.db.execute(
+        "SELECT * FROM submissions WHERE challenge = ? ORDER BY id", (challenge,))]
+
+
 def counts(store: Store) -> dict[State, int]:
     found = dict(store.db.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state").fetchall())
     return {state: found.get(state.value, 0) for state in State}

@@ -6,7 +6,8 @@ The commands are split by audience, each module registering its commands on the 
   and command classes, shared options, the helpers that start a sandbox, a backend or an engine);
 - `grading`: `run`, `submit`, `levels`, `grade`;
 - `boards`: `leaderboard`, `list`, `show`, `init`;
-- `classroom`: `serve`, `roster …`, `deadline`, `login`, and `submit --server`'s client side.
+- `classroom`: `serve`, `roster …`, `deadline`, `login`, and `submit --server`'s client side;
+- `similarity`: `similarity`, the class's alike submissions of a challenge.
 
 `grader = "grader.cli:main"` is the installed entry point.
 """
@@ -14,7 +15,8 @@ The commands are split by audience, each module registering its commands on the 
 from __future__ import annotations
 
 from grader import spec  # noqa: F401  (tests patch `cli.spec.load`)
-from grader.cli import boards, classroom, grading, kit  # noqa: F401  (importing them registers their commands)
+# importing them registers their commands
+from grader.cli import boards, classroom, grading, kit, similarity  # noqa: F401
 from grader.cli.common import DEFAULT_CHALLENGES, Terminal, cli
 
 __all__ = ["DEFAULT_CHALLENGES", "Terminal", "cli", "main"]

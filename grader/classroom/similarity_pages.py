@@ -1,0 +1,96 @@
+"""The instructor's similarity pages: which students' submissions of a challenge are alike (grader.similarity),
+and two submissions side by side with what they share marked.
+
+`GET /instructor/similarity/{slug}` lists the pairs of students at THRESHOLD or more (each student's latest
+submission; `?every=1`: all of them), and says what was compared and what was left out as given to everyone.
+`GET /instructor/similarity/{slug}/{a}/{b}` shows submissions a and b, their shared regions in <mark>. Both
+are the instructor's: a student gets a 403 page, someone logged out the login page.
+
+Everything shown is person-made data: names, file names and sources go to autoescaped templates as plain
+strings (Segment lists for the sources, never markup), with control characters and Unicode's reordering
+marks written out (grader.inert), so a source cannot hide what it does from the instructor reading it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from grader import inert, similarity
+from grader.classroom import queue
+from grader.classroom.render import login_redirect, page
+from grader.classroom.roster import Person, Role
+from grader.classroom.server import ApiError, submission_id
+
+THRESHOLD = similarity.DEFAULT_THRESHOLD
+"""The score from which the pages flag a pair (measured: see grader.similarity)."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One submission of a pair as the pair page shows it."""
+
+    user: str
+    submission_id: int
+    filename: str
+    share: float
+    lines: tuple[tuple[similarity.Segment, ...], ...]
+
+
+class _SimilarityPages:
+    def __init__(self, server, threshold: float = THRESHOLD):
+        self.server, self.threshold = server, threshold
+
+    def _instructor(self, request: Request) -> Person | None:
+        """The instructor asking, None for no one logged in; anyone else is refused (403)."""
+        who = self.server.person(request)
+        if who is not None and who.role is not Role.INSTRUCTOR:
+            raise ApiError(403, "the similarity report is the instructor's",
+                           "students see their own submissions: /me")
+        return who
+
+    def report(self, request: Request) -> Response:
+        who = self._instructor(request)
+        if who is None:
+            return login_redirect()
+        challenge = self.server.challenge(request.path_params["slug"])
+        every = request.query_params.get("every") == "1"
+        entries = [similarity.Entry.of(s) for s in queue.of_challenge(self.server.store(), challenge.slug)]
+        report = similarity.report(challenge, entries, self.threshold, every)
+        return page("similarity.html.j2", who=who, instructor=True, challenge=challenge, report=report, every=every,
+                    shown=inert.visible)
+
+    def pair(self, request: Request) -> Response:
+        who = self._instructor(request)
+        if who is None:
+            return login_redirect()
+        challenge = self.server.challenge(request.path_params["slug"])
+        a, b = (self._submission(request, name, challenge.slug) for name in ("a", "b"))
+        pair = similarity.compare_two(a, b, similarity.Boilerplate.of(challenge).texts)
+        sides = (_side(pair.a, pair.a_share, pair.regions_a), _side(pair.b, pair.b_share, pair.regions_b))
+        return page("similarity_pair.html.j2", who=who, instructor=True, challenge=challenge, pair=pair, sides=sides,
+                    flagged=pair.flagged(self.threshold), threshold=self.threshold, shown=inert.visible)
+
+    def _submission(self, request: Request, name: str, slug: str) -> similarity.Entry:
+        found = queue.get(self.server.store(), submission_id(request.path_params[name]))
+        if found is None or found.challenge != slug:
+            raise ApiError(404, f"no submission {request.path_params[name]} of {slug}",
+                           f"the pairs are listed on /instructor/similarity/{slug}")
+        return similarity.Entry.of(found)
+
+
+def _side(entry: similarity.Entry, share: float, regions) -> Side:
+    lines = tuple(tuple(similarity.Segment(inert.visible(s.text), s.shared) for s in line)
+                  for line in similarity.lines(entry.source, regions))
+    return Side(inert.visible(entry.user), entry.submission_id, inert.visible(entry.filename), share, lines)
+
+
+def routes(server) -> list[Route]:
+    pages = _SimilarityPages(server)
+    return [
+        Route("/instructor/similarity/{slug}", pages.report, methods=["GET"]),
+        Route("/instructor/similarity/{slug}/{a}/{b}", pages.pair, methods=["GET"]),
+    ]
