@@ -62,6 +62,7 @@ NOISE_CHARS = 25
 WINDOW = 1
 """Every k-gram is a fingerprint (copydetect's default guarantee threshold equals its noise threshold)."""
 DEFAULT_THRESHOLD = 0.7
+"""Measured (the module docstring): 3 of 861 honest pairs reach it, 106 of 109 planted copies do."""
 MIN_SHARED_CHARS = 100
 """A pair sharing less filtered text than this (three or four lines of code) is never flagged, whatever its
 shares: two students who both write vector_add's usual two-line kernel into its starter share 60 characters
@@ -176,10 +177,17 @@ def boilerplate_names(challenge: Challenge, files: Iterable[Path]) -> tuple[str,
 # -- comparing --------------------------------------------------------------------------------------------
 
 def chosen(entries: Iterable[Entry], every: bool = False) -> list[Entry]:
-    """Each student's latest submission (the highest id), or all of them with `every`."""
+    """Each student's latest submission (the highest id); with `every`, all of them, a student's source
+    handed in again unchanged counted once (its first time)."""
     entries = sorted(entries, key=lambda e: e.submission_id)
     if every:
-        return entries
+        seen: set[tuple[str, str]] = set()
+        kept = []
+        for e in entries:
+            if (e.user, e.source) not in seen:
+                seen.add((e.user, e.source))
+                kept.append(e)
+        return kept
     latest = {e.user: e for e in entries}
     return sorted(latest.values(), key=lambda e: e.submission_id)
 
@@ -250,7 +258,7 @@ def pair_of(a: Entry, b: Entry, print_a, print_b) -> Pair:
 
     if a.submission_id > b.submission_id:
         a, b, print_a, print_b = b, a, print_b, print_a
-    if not print_a.hashes or not print_b.hashes:  # all boilerplate: nothing of its own to share
+    if print_a.hashes.isdisjoint(print_b.hashes):  # most pairs: a set test, 15 times faster than comparing
         return Pair(a, b, 0.0, 0.0, 0.0, (), ())
     shared, (share_a, share_b), (slices_a, slices_b) = copydetect.compare_files(print_a, print_b)
     share_a, share_b = min(float(share_a), 1.0), min(float(share_b), 1.0)

@@ -5,6 +5,7 @@ every person-made string on them shown as text."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import warnings
@@ -24,7 +25,7 @@ from grader.exitcodes import ExitCode
 from grader.source import from_bytes
 from grader.spec import load
 
-from conftest import CHALLENGES, SUBMISSIONS
+from conftest import CHALLENGES, ROOT, SUBMISSIONS
 
 ORIGINAL = SUBMISSIONS / "register_tiled_float4.cu"
 """A matmul of its author's own (not a level): what a copier would take."""
@@ -137,7 +138,14 @@ def test_a_students_own_submissions_are_never_a_pair(matmul):
         report = similarity.report(matmul, entries, every=every)
         assert all(p.a.user != p.b.user for p in report.pairs)
         assert [(p.a.user, p.b.user) for p in report.pairs] == [("amy", "bob")] and report.flagged == ()
-        assert report.students == 2 and report.submissions == (4 if every else 2)
+        assert report.students == 2 and report.submissions == (3 if every else 2)  # amy's 3 = her 1, once
+
+
+def test_every_counts_a_source_handed_in_again_once():
+    text = ORIGINAL.read_text()
+    entries = [entry("amy", 1, text), entry("amy", 2, text), entry("bob", 3, text), entry("bob", 4, text + " ")]
+    assert [e.submission_id for e in similarity.chosen(entries, every=True)] == [1, 3, 4]
+    assert [e.submission_id for e in similarity.chosen(entries)] == [2, 4]
 
 
 def test_every_compares_earlier_submissions_too(matmul):
@@ -165,6 +173,16 @@ def test_a_submission_of_boilerplate_only_shares_nothing(vector_add):
     starter = vector_add.starter_path.read_text()
     report = similarity.report(vector_add, [entry("amy", 1, starter), entry("bob", 2, starter)])
     assert report.pairs[0].score == 0.0 and report.flagged == ()
+
+
+def test_an_official_challenge_leaves_out_its_starter_and_the_ladder_it_takes(vector_add):
+    """An official challenge as grader.leetgpu.official builds it (its checkout folder as root, the grader's
+    ladder for the same problem as levels), without loading PyTorch."""
+    folder = ROOT / "tests" / "leetgpu_fixture" / "challenges" / "easy" / "1_vector_add"
+    official = dataclasses.replace(vector_add, slug="1_vector_add", root=folder)
+    assert similarity.boilerplate_files(official)[0] == folder / "starter" / "starter.cu"
+    names = similarity.Boilerplate.of(official).names
+    assert names[0] == "starter/starter.cu" and "vector_add/levels/1_naive.cu" in names and len(names) == 5
 
 
 # -- the command ----------------------------------------------------------------------------------------

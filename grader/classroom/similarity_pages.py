@@ -88,8 +88,8 @@ def _side(entry: similarity.Entry, share: float, regions) -> Side:
     return Side(inert.visible(entry.user), entry.submission_id, inert.visible(entry.filename), share, lines)
 
 
-def routes(server) -> list[Route]:
-    pages = _SimilarityPages(server)
+def routes(server, threshold: float = THRESHOLD) -> list[Route]:
+    pages = _SimilarityPages(server, threshold)
     return [
         Route("/instructor/similarity/{slug}", pages.report, methods=["GET"]),
         Route("/instructor/similarity/{slug}/{a}/{b}", pages.pair, methods=["GET"]),
