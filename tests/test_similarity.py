@@ -19,7 +19,7 @@ with warnings.catch_warnings():  # starlette suggests httpx2 for its TestClient;
     from starlette.testclient import TestClient
 
 from grader import cli, similarity
-from grader.classroom import app, queue, roster, similarity_pages
+from grader.classroom import app, queue, roster
 from grader.classroom.schema import open_class
 from grader.exitcodes import ExitCode
 from grader.source import from_bytes
@@ -273,8 +273,6 @@ def site(tmp_path):
         tokens = {"prof": roster.add(store, "prof", roster.Role.INSTRUCTOR).token,
                   "amy": roster.add(store, "amy").token}
     application = app.create_app(app.Settings(db, challenges, queue.Limits(), engine="test engine"))
-    if not any(getattr(r, "path", "") == "/instructor/similarity/{slug}" for r in application.routes):
-        application.router.routes.extend(similarity_pages.routes(application.state.server))
     with TestClient(application, follow_redirects=False, headers={"Origin": ORIGIN}) as client:
         yield client, db, tokens
 
@@ -331,8 +329,6 @@ def test_person_made_strings_are_shown_as_text(tmp_path):
     with open_class(db) as store:
         prof = roster.add(store, "prof", roster.Role.INSTRUCTOR).token
     application = app.create_app(app.Settings(db, {"matmul": load(CHALLENGES, "matmul")}, queue.Limits(), engine="t"))
-    if not any(getattr(r, "path", "") == "/instructor/similarity/{slug}" for r in application.routes):
-        application.router.routes.extend(similarity_pages.routes(application.state.server))
     with TestClient(application, follow_redirects=False, headers={"Origin": ORIGIN}) as client:
         _login(client, prof)
         for path in ("/instructor/similarity/matmul", "/instructor/similarity/matmul/1/2"):

@@ -23,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from grader import __version__
-from grader.classroom import challenge_pages, instructor_pages, queue, roster, sessions
+from grader.classroom import challenge_pages, instructor_pages, queue, roster, sessions, similarity_pages
 from grader.classroom.render import (GRADER_NAME, HEADERS, REASONS, banner, board_page, login_redirect, page,
                                      small_form)
 from grader.classroom.report_view import page_views
@@ -146,6 +146,7 @@ def routes(server) -> list[Route]:
         Route("/favicon.ico", lambda request: Response(status_code=204, headers=HEADERS), methods=["GET"]),
         *challenge_pages.routes(server),
         *instructor_pages.routes(server),
+        *similarity_pages.routes(server),
     ]
 
 
