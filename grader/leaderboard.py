@@ -75,6 +75,9 @@ class Standing:
     submitted_at: str | None = None
     attempts: int = 0
     run_id: int | None = None
+    submission_id: int | None = None
+    """The class server's submission this run graded (its page is /submissions/ID); None for a run graded
+    outside a class server (`grader grade`, `grader submit --db`)."""
     backend: str | None = None
     late: bool = False
     practice: bool = False
@@ -92,8 +95,8 @@ class Standing:
             "rank": self.rank, "user": self.user, "verdict": _name(self.verdict), "level": self.level,
             "level_name": self.level_name, "median_ms": self.median_ms, "rate": self.rate, "gflops": self.gflops,
             "gbps": self.gbps, "percent_of_baseline": self.percent_of_baseline, "submitted_at": self.submitted_at,
-            "attempts": self.attempts, "run_id": self.run_id, "backend": self.backend,
-            "late": self.late, "practice": self.practice, "report": self.report,
+            "attempts": self.attempts, "run_id": self.run_id, "submission_id": self.submission_id,
+            "backend": self.backend, "late": self.late, "practice": self.practice, "report": self.report,
         }
 
     def to_json(self) -> dict:
@@ -108,7 +111,7 @@ class Standing:
 
 _NO_SUBMISSION_KEYS = ("rank", "user", "verdict", "status", "best_verdict", "level", "level_name", "time_ms",
                        "median_ms", "rate", "gflops", "gbps", "percent_of_baseline", "attempts", "late", "practice",
-                       "submitted_at", "run_id", "backend", "report", "on_roster")
+                       "submitted_at", "run_id", "submission_id", "backend", "report", "on_roster")
 
 
 def _name(verdict: Verdict | None) -> str | None:
@@ -323,7 +326,7 @@ def _standing(run: Run, status: Status, rank: int | None, *, attempts: int, on_r
         user=run.user, status=status, on_roster=on_roster, rank=rank, verdict=run.verdict, level=run.level,
         level_name=level_name, median_ms=run.medians_ms, rate=first.get(rate_field), gflops=first.get("gflops"),
         gbps=first.get("gbps"), percent_of_baseline=first.get("percent_of_baseline"), submitted_at=run.graded_at,
-        attempts=attempts, run_id=run.id, backend=run.backend, late=run.late, practice=not run.secret,
+        attempts=attempts, run_id=run.id, submission_id=run.submission_id, backend=run.backend, late=run.late, practice=not run.secret,
         report=report)
 
 

@@ -210,6 +210,7 @@ def test_a_student_and_an_instructor_in_the_browser(server, browse):
     student.fill("#source", PASTED)
     student.locator("#upload button[type=submit]").click()
     student.wait_for_url(re.compile(re.escape(origin) + r"/submissions/\d+$"))
+    amys = int(student.url.rsplit("/", 1)[1])
     expect(student.locator("h1")).to_contain_text("pasted.cu")
     expect(student.locator("#verdict")).to_have_text("ACCEPTED", timeout=GRADE_TIMEOUT_MS)
     expect(student.locator("#state")).to_have_text("done")
@@ -237,7 +238,13 @@ def test_a_student_and_an_instructor_in_the_browser(server, browse):
     instructor.wait_for_url(f"{origin}/gradebook/vector_add")
     expect(instructor.locator("#board tbody td.user[data-sort='amy']")).to_be_visible()
     _shoot(instructor, "gradebook")
-    instructor.go_back()
+    instructor.locator("#board tbody tr:has(td.user[data-sort='amy'])").click()
+    expect(instructor.locator("#detail-verdict")).to_have_text("ACCEPTED")
+    expect(instructor.locator("#detail table.mini tbody tr")).to_have_count(1)  # 30 cases alike: one row
+    instructor.locator("#detail a", has_text="the report and the source").click()
+    instructor.wait_for_url(f"{origin}/submissions/{amys}")
+    expect(instructor.locator("#user")).to_have_text("amy")
+    instructor.goto(f"{origin}/instructor", wait_until="load")
     instructor.locator("a[href='/instructor/challenges/vector_add']").first.click()
     expect(instructor.locator("main")).to_contain_text("erin")  # never submitted
     _shoot(instructor, "summary")

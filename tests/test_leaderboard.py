@@ -211,14 +211,15 @@ def test_the_json_of_a_board_is_the_one_it_has_always_been(gradebook, matmul):
                           "rate_label", "levels", "entries", "distribution", "history", "students", "roster_size",
                           "practice_included"]
     run = ["rank", "user", "verdict", "level", "level_name", "median_ms", "rate", "gflops", "gbps",
-           "percent_of_baseline", "submitted_at", "attempts", "run_id", "backend", "late", "practice", "report"]
+           "percent_of_baseline", "submitted_at", "attempts", "run_id", "submission_id", "backend", "late", "practice",
+           "report"]
     assert list(data["entries"][0]) == run and data["entries"][0]["verdict"] == "ACCEPTED"
     rows = {row["user"]: row for row in data["students"]}
     assert list(rows["bea"]) == run + ["status", "best_verdict", "time_ms", "on_roster"]
     assert (rows["bea"]["status"], rows["bea"]["best_verdict"]) == ("not accepted", "COMPILE_ERROR")
     assert list(rows["cal"]) == ["rank", "user", "verdict", "status", "best_verdict", "level", "level_name", "time_ms",
                                  "median_ms", "rate", "gflops", "gbps", "percent_of_baseline", "attempts", "late",
-                                 "practice", "submitted_at", "run_id", "backend", "report", "on_roster"]
+                                 "practice", "submitted_at", "run_id", "submission_id", "backend", "report", "on_roster"]
     assert data["history"]["bea"][-1] == {"submitted_at": rows["bea"]["submitted_at"], "median_ms": 5.0,
                                           "verdict": "COMPILE_ERROR"}
     assert data["distribution"] == {"2": 1, "3": 1, "4": 1}

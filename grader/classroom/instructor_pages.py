@@ -27,7 +27,6 @@ from grader.classroom.server import ApiError
 from grader.gradebook import ScoreRule, graded_students, number, top_level
 from grader.inert import visible
 from grader.leaderboard import Board, Standing, Status
-from grader.store import Store
 
 FORBIDDEN_HINT = "your own submissions are on /me; the leaderboards are open to everyone"
 
@@ -101,14 +100,6 @@ def levels_table(board: Board) -> list[LevelCount]:
     return rows
 
 
-def submission_pages(store: Store, slug: str) -> dict[int, int]:
-    """Run id to the id of the submission it graded (its page is /submissions/ID): a board's
-    `Standing.run_id` is the run's id, and a run recorded outside the server has no submission."""
-    rows = store.db.execute("SELECT id, submission_id FROM runs WHERE challenge = ? AND submission_id IS NOT NULL",
-                            (slug,))
-    return {run_id: submission for run_id, submission in rows}
-
-
 def _level_text(s: Standing) -> str:
     if s.status is not Status.ACCEPTED:
         return ""
@@ -117,9 +108,8 @@ def _level_text(s: Standing) -> str:
     return "below 1" if s.level == 0 else f"{s.level}" + (f" ({s.level_name})" if s.level_name else "")
 
 
-def _row(s: Standing, pages: dict[int, int], rule: ScoreRule, top: int) -> Row:
-    submission = pages.get(s.run_id) if s.run_id is not None else None
-    return Row(visible(s.user), f"/submissions/{submission}" if submission is not None else None,
+def _row(s: Standing, rule: ScoreRule, top: int) -> Row:
+    return Row(visible(s.user), f"/submissions/{s.submission_id}" if s.submission_id is not None else None,
                s.verdict.name if s.verdict else "—", _level_text(s), s.attempts, s.late, s.on_roster,
                number(rule.points(s, top)))
 
@@ -154,8 +144,7 @@ class _InstructorPages:
         challenge = self.server.challenge(slug)  # 404 for a challenge this server does not serve
         board = self.server.board(slug)
         rule, top = self.server.settings.score_rule, top_level(board)
-        pages = submission_pages(self.server.store(), slug)
-        rows = {status: [_row(s, pages, rule, top) for s in board.students if s.status is status]
+        rows = {status: [_row(s, rule, top) for s in board.students if s.status is status]
                 for status in Status}
         return page("instructor_challenge.html.j2", who=who, instructor=True, slug=challenge.slug,
                     title=visible(challenge.title), summary=Summary.of(board), levels=levels_table(board),

@@ -126,9 +126,10 @@ class _Pages:
             raise ApiError(403, "the gradebook is the instructor's", "students see the leaderboard: "
                              f"/leaderboard/{request.path_params['slug']}")
         board = self.server.board(request.path_params["slug"])
-        csv = f"/api/gradebook/{board.challenge}?format=csv"
-        return board_page(board, banner([("/", "class server"), (csv, "download the gradebook (CSV)")],
-                                          "Gradebook"))
+        csv = f"/api/gradebook/{board.challenge}"
+        return board_page(board, banner([("/instructor", "instructor home"), ("/", "class server"),
+                                         (csv + "?format=csv", "download the gradebook (CSV)"),
+                                         (csv + "?format=lms", "scores for an LMS (CSV)")], "Gradebook"))
 
 
 def routes(server) -> list[Route]:
