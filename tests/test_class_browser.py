@@ -21,6 +21,7 @@ import pytest
 from class_server import Server, add_person
 from conftest import ROOT
 from test_browser import chromium, watched  # noqa: F401  (chromium: the fixture)
+from test_server_browser import _log_in
 
 ARTIFACTS = ROOT / "test-artifacts"
 SEED = "20261126"
@@ -144,13 +145,6 @@ def browse(chromium, server):
         assert events["dialogs"] == [] and events["errors"] == [] and events["console"] == [], events
         elsewhere = [u for u in events["requests"] if not (u.startswith(origin + "/") or u.startswith("data:"))]
         assert elsewhere == [], "a page asked another origin"
-
-
-def _log_in(page, origin: str, token: str) -> None:
-    page.goto(f"{origin}/login", wait_until="load")
-    page.fill("input[name=token]", token)
-    page.locator("main form button[type=submit]").click()
-    page.wait_for_url(re.compile(re.escape(origin) + "/(me|instructor)$"))  # a student's home, an instructor's
 
 
 def _shoot(page, name: str) -> None:
