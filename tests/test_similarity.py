@@ -294,6 +294,23 @@ def test_the_instructor_sees_the_flagged_pairs(site):
     assert every.status_code == 200 and "every submission" in every.text
 
 
+def test_the_page_s_threshold_can_be_changed_and_is_checked(site):
+    client, _, tokens = site
+    _login(client, tokens["prof"])
+    default = client.get("/instructor/similarity/matmul").text
+    assert 'name="threshold" min="1" max="100" step="1" value="70"' in default
+    def flagged(text: str) -> int:
+        return int(re.search(r"pairs of students, (\d+) at \d+&nbsp;% or more", text).group(1))
+
+    lowest = client.get("/instructor/similarity/matmul?threshold=1").text
+    highest = client.get("/instructor/similarity/matmul?threshold=100").text
+    assert 'value="1"' in lowest and "at 1&nbsp;% or more" in lowest and "at 100&nbsp;% or more" in highest
+    assert flagged(lowest) >= flagged(default) >= flagged(highest) and flagged(default) >= 1
+    for bad in ("0", "101", "0.5", "abc", "١٢"):
+        refused = client.get("/instructor/similarity/matmul", params={"threshold": bad})
+        assert refused.status_code == 400 and "whole percentage from 1 to 100" in refused.text, bad
+
+
 def test_the_pair_page_marks_the_shared_code(site):
     client, _, tokens = site
     _login(client, tokens["prof"])

@@ -2,7 +2,7 @@
 and two submissions side by side with what they share marked.
 
 `GET /instructor/similarity/{slug}` lists the pairs of students at THRESHOLD or more (each student's latest
-submission; `?every=1`: all of them), and says what was compared and what was left out as given to everyone.
+submission; `?every=1`: all of them; `?threshold=PERCENT`: another threshold, which the page's form sets), and says what was compared and what was left out as given to everyone.
 `GET /instructor/similarity/{slug}/{a}/{b}` shows submissions a and b, their shared regions in <mark>. Both
 are the instructor's: a student gets a 403 page, someone logged out the login page.
 
@@ -58,10 +58,11 @@ class _SimilarityPages:
             return login_redirect()
         challenge = self.server.challenge(request.path_params["slug"])
         every = request.query_params.get("every") == "1"
+        threshold = _threshold(request.query_params.get("threshold"), self.threshold)
         entries = [similarity.Entry.of(s) for s in queue.of_challenge(self.server.store(), challenge.slug)]
-        report = similarity.report(challenge, entries, self.threshold, every)
+        report = similarity.report(challenge, entries, threshold, every)
         return page("similarity.html.j2", who=who, instructor=True, challenge=challenge, report=report, every=every,
-                    shown=inert.visible)
+                    shown=inert.visible, percent=round(threshold * 100), default_percent=round(self.threshold * 100))
 
     def pair(self, request: Request) -> Response:
         who = self._instructor(request)
@@ -80,6 +81,16 @@ class _SimilarityPages:
             raise ApiError(404, f"no submission {request.path_params[name]} of {slug}",
                            f"the pairs are listed on /instructor/similarity/{slug}")
         return similarity.Entry.of(found)
+
+
+def _threshold(text: str | None, default: float) -> float:
+    """`?threshold=PERCENT` (the page's own form): a whole percentage from 1 to 100, else a 400 page saying so."""
+    if text is None or text == "":
+        return default
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 100:
+        raise ApiError(400, "the threshold is a whole percentage from 1 to 100",
+                       f"the default is {round(default * 100)}: see docs/similarity.md for how it was measured")
+    return int(text) / 100
 
 
 def _side(entry: similarity.Entry, share: float, regions) -> Side:
