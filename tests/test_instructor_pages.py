@@ -142,6 +142,18 @@ def test_a_challenges_summary_counts_levels_and_lists_who_is_missing(site):
     assert "local" not in text, "a vector_add run is not matmul's"
 
 
+def test_a_student_whose_submission_waits_is_said_to_be_waiting(site):
+    """The board counts runs: carol's queued submission is not one yet, and the summary says it waits."""
+    client, db, tokens, _ = site
+    data = NAIVE.read_bytes()
+    with open_class(db) as store:
+        queue.enqueue(store, "carol", "matmul", "k.cu", from_bytes(data, "k.cu"), len(data), queue.Limits())
+    _login(client, tokens["prof"])
+    absent = client.get("/instructor/challenges/matmul").text
+    absent = absent[absent.index('id="not-submitted-names"'):]
+    assert '<li>carol <span class="muted waiting">(one is waiting to be graded)</span></li>' in absent
+
+
 def test_the_roster_page_shows_names_roles_and_dates_never_tokens(site):
     client, db, tokens, _ = site
     with open_class(db) as store:

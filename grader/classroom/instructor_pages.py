@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from grader.classroom import roster
+from grader.classroom import queue, roster
 from grader.classroom.render import login_redirect, page
 from grader.classroom.roster import Person, Role
 from grader.classroom.server import ApiError
@@ -150,6 +150,7 @@ class _InstructorPages:
                     title=visible(challenge.title), summary=Summary.of(board), levels=levels_table(board),
                     accepted=rows[Status.ACCEPTED], failing=rows[Status.NOT_ACCEPTED],
                     absent=rows[Status.NO_SUBMISSION], gpu=visible(board.gpu), rule=rule,
+                    waiting={visible(user) for user in queue.waiting_users(self.server.store(), challenge.slug)},
                     points_possible=number(rule.points_possible))
 
     def roster(self, request: Request) -> Response:

@@ -271,6 +271,13 @@ def of_challenge(store: Store, challenge: str) -> list[Submission]:
         "SELECT * FROM submissions WHERE challenge = ? ORDER BY id", (challenge,))]
 
 
+def waiting_users(store: Store, challenge: str) -> set[str]:
+    """The students with a submission of `challenge` queued or being graded: a board, which counts runs,
+    does not know them yet."""
+    return {user for (user,) in store.db.execute(
+        "SELECT DISTINCT user FROM submissions WHERE challenge = ? AND state != ?", (challenge, State.DONE.value))}
+
+
 def counts(store: Store) -> dict[State, int]:
     found = dict(store.db.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state").fetchall())
     return {state: found.get(state.value, 0) for state in State}
