@@ -82,6 +82,13 @@ def test_the_catalogue_is_read_without_importing_anything(checkout):
     assert "cannot be read" in found[2].problem and found[2].title is None
 
 
+def test_one_challenge_is_found_as_the_catalogue_has_it(checkout):
+    for official in leetgpu.catalogue(checkout):
+        assert leetgpu.find(checkout, official.slug) == official
+    for slug in ("not_a_challenge", "99_absent", "../easy/3_double_it", "3_double_it/..", ""):
+        assert leetgpu.find(checkout, slug) is None, slug
+
+
 def test_a_folder_that_is_no_checkout_is_refused_with_what_to_do(tmp_path):
     with pytest.raises(UsageError) as error:
         leetgpu.catalogue(tmp_path)

@@ -104,7 +104,17 @@ def catalogue(path: Path) -> tuple[Official, ...]:
 
 
 def find(path: Path, slug: str) -> Official | None:
-    return next((o for o in catalogue(path) if o.slug == slug), None)
+    """The official challenge `slug` (its folder's name), reading that folder only: a grading command looks its
+    challenge up several times, and the whole catalogue is every challenge.py of the checkout parsed."""
+    match = FOLDER.fullmatch(slug)
+    if match is None:
+        return None
+    root = checkout_root(path)
+    for difficulty in DIFFICULTIES:
+        entry = root / "challenges" / difficulty / slug
+        if entry.is_dir() and (entry / CHALLENGE_FILE).is_file():
+            return read(entry, difficulty, int(match[1]))
+    return None
 
 
 def read(folder: Path, difficulty: str, number: int) -> Official:
