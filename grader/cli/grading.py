@@ -76,8 +76,9 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
 
     submitted = check_source(file, slug or DEFAULT_CHALLENGE)
     official = named_official(leetgpu_dir, slug)
+    known = known_challenges(terminal, challenges_dir) if not slug else []  # loaded once: each load says what it skips
     if official is None and not slug and leetgpu_dir is not None:
-        official = official_for(terminal, submitted, challenges_dir, leetgpu_dir)
+        official = official_for(terminal, submitted, known, leetgpu_dir)
     if official is None and (strict or ladder_dir):
         raise UsageError("--strict and --ladder are for LeetGPU's official challenges",
                          hint="pass --challenge with a folder name of your checkout (see `grader list --leetgpu PATH`)")
@@ -87,7 +88,7 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
             raise UsageError(f"{ladder_dir} holds no {spec.SPEC_FILE}", hint="pass a challenge folder with levels")
         challenge = dataclasses.replace(official, ladder=ladder)
     else:
-        challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, challenges_dir)
+        challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, known, challenges_dir)
     with contextlib.ExitStack() as stack:
         if no_cache:
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))
@@ -117,11 +118,11 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
     sys.exit(int(exitcodes.for_verdict(result.verdict)))
 
 
-def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path) -> spec.Challenge:
-    """The challenge the file's solve signature names, said in one line; several: a usage error."""
+def _challenge_for(terminal: Terminal, submitted: source.Source, known: list[spec.Challenge],
+                   challenges_dir: Path) -> spec.Challenge:
+    """The challenge among `known` the file's solve signature names, said in one line; several: a usage error."""
     from grader import signature
 
-    known = known_challenges(terminal, challenges_dir)
     choice = signature.choose(submitted.text, known)
     if choice.challenge:
         terminal.err.print(f"challenge: {choice.challenge} ({choice.why}; --challenge to choose another)",
@@ -133,7 +134,8 @@ def _challenge_for(terminal: Terminal, submitted: source.Source, challenges_dir:
     if len(known) > 1:
         terminal.err.print(f"challenge: {DEFAULT_CHALLENGE} ({choice.why}; --challenge to choose)", style="yellow",
                            highlight=False)
-    return spec.load(challenges_dir, DEFAULT_CHALLENGE)
+    loaded = next((c for c in known if c.slug == DEFAULT_CHALLENGE), None)
+    return loaded if loaded is not None else spec.load(challenges_dir, DEFAULT_CHALLENGE)
 
 
 def _grade_with_progress(terminal: Terminal, submitted: source.Source, challenge: spec.Challenge, options,

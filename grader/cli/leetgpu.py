@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from grader import source, spec
-from grader.cli.common import Terminal, known_challenges
+from grader.cli.common import Terminal
 from grader.errors import UsageError
 
 
@@ -47,17 +47,17 @@ def named_official(leetgpu_dir: Path | None, slug: str | None) -> OfficialChoice
     return OfficialChoice(root, slug) if leetgpu.find(root, slug) is not None else None
 
 
-def official_for(terminal: Terminal, submitted: source.Source, challenges_dir: Path,
+def official_for(terminal: Terminal, submitted: source.Source, known: list[spec.Challenge],
                   leetgpu_dir: Path) -> OfficialChoice | None:
     """With a checkout and no --challenge: the official challenge the file's solve signature names, among the
-    official ones and the grader's own (an official one takes the place of ours for the same problem); None
+    official ones and the grader's own (`known`; an official one takes the place of ours for the same problem); None
     when it names one of ours only (chosen as without a checkout); several: a usage error naming them."""
     from grader import leetgpu, signature
 
     root = leetgpu.checkout_root(leetgpu_dir)
     officials = [o for o in leetgpu.catalogue(root) if leetgpu.mapped(o).unsupported is None]
     replaced = {o.slug for o in officials}
-    ours = [c for c in known_challenges(terminal, challenges_dir) if c.leetgpu not in replaced]
+    ours = [c for c in known if c.leetgpu not in replaced]
     candidates = [signature.of(c) for c in ours] + [
         signature.Signature(o.slug, "solve", tuple(spec.canonical_type(t) for t in o.starter_types)) for o in officials]
     choice = signature.choose_signature(submitted.text, candidates)
