@@ -190,3 +190,16 @@ def test_our_challenges_answer_to_leetgpu_s_names(checkout):
         spec.load(CHALLENGES, "99_not_ours")
     named = {spec.load(CHALLENGES, slug).leetgpu for slug in spec.list_challenges(CHALLENGES)}
     assert len(named) == len(spec.list_challenges(CHALLENGES)) and None not in named
+
+
+def test_an_official_challenge_s_limits_are_said_to_be_the_grader_s():
+    """LeetGPU's files state no limits: a report names the grader's, never a challenge.yaml the checkout lacks."""
+    import dataclasses
+
+    from grader.backends import cuda
+
+    ours = spec.load(cli.DEFAULT_CHALLENGES, "vector_add")
+    official = dataclasses.replace(ours, origin=spec.Origin.LEETGPU)
+    for limit in ("case_s", "job_s"):
+        assert cuda._where(ours, limit) == f"limits.{limit} in its challenge.yaml"
+        assert "challenge.yaml" not in cuda._where(official, limit) and "LeetGPU" in cuda._where(official, limit)

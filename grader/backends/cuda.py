@@ -22,7 +22,7 @@ from grader.buffers import DeviceBuffer, host_empty
 from grader.emulator.translate import lint
 from grader.results import JobLimit
 from grader.source import Source
-from grader.spec import Challenge
+from grader.spec import Challenge, Origin
 
 
 class CudaBackend:
@@ -71,7 +71,7 @@ class CudaBackend:
 
     def call_limit(self, challenge: Challenge, dims: dict, cache_dir: Path | None) -> run.CallLimit:
         return run.CallLimit(challenge.limits.case_s,
-                             "the challenge's limit for one call on a GPU (limits.case_s in its challenge.yaml)")
+                             f"the challenge's limit for one call on a GPU ({_where(challenge, 'case_s')})")
 
     def untimed_checks(self, challenge: Challenge) -> tuple[int, ...]:
         return ()  # every timed shape is checked where it is timed
@@ -81,7 +81,7 @@ class CudaBackend:
 
     def job_limit(self, challenge: Challenge, cases, cache_dir: Path | None) -> JobLimit:
         return JobLimit(challenge.limits.job_s,
-                        "the challenge's bound on a whole job on a GPU (limits.job_s in its challenge.yaml)")
+                        f"the challenge's bound on a whole job on a GPU ({_where(challenge, 'job_s')})")
 
     def worker(self, built: build.BuildResult, challenge: Challenge) -> run.Worker:
         box = sandboxes.with_memory(sandboxes.given(self.sandbox), worker_memory_bytes(challenge, self.name))
@@ -209,3 +209,10 @@ def _dgemm(cp, a, b, c) -> None:
     cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)  # alpha and beta are host scalars
     cublas.dgemm(handle, cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_N, k, m, n, one.ctypes.data, b.data.ptr, k,
                  a.data.ptr, n, zero.ctypes.data, c.data.ptr, k)
+
+
+def _where(challenge: Challenge, limit: str) -> str:
+    """Where a limit comes from: the challenge's own file, or the grader (LeetGPU's files state none)."""
+    if challenge.origin is Origin.LEETGPU:
+        return f"the grader's {limit} for LeetGPU's challenges, whose files state no limits"
+    return f"limits.{limit} in its challenge.yaml"
