@@ -219,9 +219,11 @@ def _verdict_panel(r: GradeReport) -> Panel:
     if r.parity is not None:
         parts.extend(_parity_lines(r.parity))
     if r.job_limit is not None:
-        parts.append(Text(_job_limit_text(r.job_limit), style="dim"))
+        parts.append(Text(job_limit_text(r.job_limit.seconds, r.job_limit.why), style="dim"))
     if r.isolation is not None:
-        parts.append(Text(_isolation_text(r.isolation), style="dim" if r.isolation.boxed else "yellow"))
+        i = r.isolation
+        parts.append(Text(isolation_text(i.boxed, i.description, i.worker_uid, i.seccomp_filters, i.memory_bytes),
+                          style="dim" if i.boxed else "yellow"))
     if r.secret:
         parts.append(Text(SECRET_NOTE if r.seed is None else REVEALED_NOTE, style="dim"))
     return Panel(Group(*parts), border_style="green" if r.accepted else "red", title="verdict", title_align="left")
@@ -259,24 +261,26 @@ def _untimed_text(r: GradeReport) -> str:
     return f", {checked} timed shape{'s' if checked > 1 else ''} checked for correctness (once each)"
 
 
-def _job_limit_text(limit) -> str:
-    """The bound the whole job ran under (results.JobLimit): the compile and every call together."""
-    if limit.seconds is None:
-        return f"whole-job bound: {limit.why}"
-    return f"whole-job bound: {limit.seconds:.3g} s ({limit.why})"
+def job_limit_text(seconds: float | None, why: str) -> str:
+    """The bound the whole job ran under (results.JobLimit): the compile and every call together. Plain
+    values, so the class server's page, which reads a report's JSON, says it in the same words."""
+    if seconds is None:
+        return f"whole-job bound: {why}"
+    return f"whole-job bound: {seconds:.3g} s ({why})"
 
 
-def _isolation_text(isolation) -> str:
-    """What confined the submission (results.Isolation): the worker as the grader read it from outside
-    its box, or, unboxed, that nothing but the limits did."""
-    if not isolation.boxed:
-        return f"isolation: UNBOXED ({isolation.description}): the submission ran with the grader's own rights"
+def isolation_text(boxed: bool, description: str, worker_uid: int | None = None,
+                   seccomp_filters: int | None = None, memory_bytes: float | None = None) -> str:
+    """What confined the submission (results.Isolation's fields): the worker as the grader read it from
+    outside its box, or, unboxed, that nothing but the limits did."""
+    if not boxed:
+        return f"isolation: UNBOXED ({description}): the submission ran with the grader's own rights"
     seen = []
-    if isolation.worker_uid is not None:
-        seen.append(f"worker uid {isolation.worker_uid}, no capabilities, {isolation.seccomp_filters} seccomp "
+    if worker_uid is not None:
+        seen.append(f"worker uid {worker_uid}, no capabilities, {seccomp_filters} seccomp "
                     "filter(s), read from outside the box")
-    if isolation.memory_bytes:
-        seen.append(f"memory bound {isolation.memory_bytes / (1 << 30):.3g} GiB")
+    if memory_bytes:
+        seen.append(f"memory bound {memory_bytes / (1 << 30):.3g} GiB")
     return "isolation: boxed" + (f" ({'; '.join(seen)})" if seen else "")
 
 

@@ -23,13 +23,12 @@ from typing import Any
 from grader.inert import visible
 from grader.libraries import LibraryPolicy
 from grader.place import Lag, LagCause
-from grader.report import REVEALED_NOTE, SECRET_NOTE
+from grader.report import (MESSAGE_SHOWN_CHARS, OUTPUT_SHOWN_CHARS, REVEALED_NOTE, SECRET_NOTE, isolation_text,
+                           job_limit_text)
 from grader.verdict import HELP, Verdict
 
-MESSAGE_SHOWN_CHARS = 8000
-"""As in the terminal report: a longer message keeps its last characters, saying how many went."""
-OUTPUT_SHOWN_CHARS = 2000
 DIAGNOSTICS_SHOWN = 50
+"""More than the terminal's (grader.report.DIAGNOSTICS_SHOWN): each is marked on its line of the source."""
 FINDINGS_SHOWN = 20
 CASES_LISTED = 6
 """A failing row lists this many of its cases; the rest fold into a <details>."""
@@ -373,10 +372,7 @@ def _notes(r: dict, env: dict) -> tuple[Note, ...]:
     notes = [Note(_timing(r, env))]
     limit = r.get("job_limit")
     if isinstance(limit, dict):
-        seconds = _number(limit.get("seconds"))
-        why = _text(limit.get("why"), 500)
-        notes.append(Note(f"whole-job bound: {seconds:.3g} s ({why})" if seconds is not None else
-                          f"whole-job bound: {why}"))
+        notes.append(Note(job_limit_text(_number(limit.get("seconds")), _text(limit.get("why"), 500))))
     isolation = r.get("isolation")
     if isinstance(isolation, dict):
         notes.append(_isolation(isolation))
@@ -399,17 +395,9 @@ def _timing(r: dict, env: dict) -> str:
 
 
 def _isolation(isolation: dict) -> Note:
-    description = _text(isolation.get("description"), 500)
-    if not isolation.get("boxed"):
-        return Note(f"isolation: UNBOXED ({description}): the submission ran with the grader's own rights", True)
-    seen = []
-    if _integer(isolation.get("worker_uid")) is not None:
-        seen.append(f"worker uid {isolation['worker_uid']}, no capabilities, {isolation.get('seccomp_filters')} "
-                    "seccomp filter(s), read from outside the box")
-    memory = _number(isolation.get("memory_bytes"))
-    if memory:
-        seen.append(f"memory bound {memory / (1 << 30):.3g} GiB")
-    return Note("isolation: boxed" + (f" ({'; '.join(seen)})" if seen else ""))
+    boxed = bool(isolation.get("boxed"))
+    return Note(isolation_text(boxed, _text(isolation.get("description"), 500), _integer(isolation.get("worker_uid")),
+                               isolation.get("seccomp_filters"), _number(isolation.get("memory_bytes"))), not boxed)
 
 
 # -- the cases
