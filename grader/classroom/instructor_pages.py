@@ -23,7 +23,6 @@ from starlette.routing import Route
 from grader.classroom import queue, roster
 from grader.classroom.render import login_redirect, page
 from grader.classroom.roster import Person, Role
-from grader.classroom.server import ApiError
 from grader.gradebook import ScoreRule, graded_students, number, top_level
 from grader.inert import visible
 from grader.leaderboard import Board, Standing, Status
@@ -118,19 +117,15 @@ class _InstructorPages:
     def __init__(self, server):
         self.server = server
 
-    def _instructor(self, request: Request) -> Person | Response:
-        """The instructor asking, or the login page's redirect for no one; a student is refused (403)."""
-        who = self.server.person(request)
-        if who is None:
-            return login_redirect()
-        if who.role is not Role.INSTRUCTOR:
-            raise ApiError(403, "the instructor's pages are for the instructor's token", FORBIDDEN_HINT)
-        return who
+    def _instructor(self, request: Request) -> Person | None:
+        """The instructor asking, None for no one logged in; a student is refused (403)."""
+        return self.server.instructor(request, "the instructor's pages are for the instructor's token",
+                                      FORBIDDEN_HINT)
 
     def home(self, request: Request) -> Response:
         who = self._instructor(request)
-        if not isinstance(who, Person):
-            return who
+        if who is None:
+            return login_redirect()
         challenges = [{**c, "title": visible(c["title"]), "summary": Summary.of(self.server.board(c["slug"]))}
                       for c in self.server.challenge_list()]
         return page("instructor.html.j2", who=who, instructor=True, challenges=challenges,
@@ -138,8 +133,8 @@ class _InstructorPages:
 
     def challenge(self, request: Request) -> Response:
         who = self._instructor(request)
-        if not isinstance(who, Person):
-            return who
+        if who is None:
+            return login_redirect()
         slug = request.path_params["slug"]
         challenge = self.server.challenge(slug)  # 404 for a challenge this server does not serve
         board = self.server.board(slug)
@@ -155,8 +150,8 @@ class _InstructorPages:
 
     def roster(self, request: Request) -> Response:
         who = self._instructor(request)
-        if not isinstance(who, Person):
-            return who
+        if who is None:
+            return login_redirect()
         people = [{"name": visible(p.name), "role": p.role.value, "added_at": p.added_at, "expires_at": p.expires_at,
                    "expired": p.expired()} for p in roster.people(self.server.store())]
         students = sum(p["role"] == Role.STUDENT.value for p in people)

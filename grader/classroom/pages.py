@@ -27,7 +27,7 @@ from grader.classroom import challenge_pages, instructor_pages, queue, roster, s
 from grader.classroom.render import (GRADER_NAME, HEADERS, REASONS, banner, board_page, login_redirect, page,
                                      small_form)
 from grader.classroom.report_view import page_views
-from grader.classroom.server import ApiError, Caller, Denied, submission_id
+from grader.classroom.server import Caller, Denied, submission_id
 from grader.classroom.roster import Person, Role
 
 # -- the pages --------------------------------------------------------------------------------------------
@@ -119,12 +119,9 @@ class _Pages:
         return board_page(board, banner([("/", "class server")]))
 
     def gradebook(self, request: Request) -> Response:
-        who = self.server.person(request)
-        if who is None:
+        if self.server.instructor(request, "the gradebook is the instructor's",
+                                  f"students see the leaderboard: /leaderboard/{request.path_params['slug']}") is None:
             return login_redirect()
-        if who.role is not Role.INSTRUCTOR:
-            raise ApiError(403, "the gradebook is the instructor's", "students see the leaderboard: "
-                             f"/leaderboard/{request.path_params['slug']}")
         board = self.server.board(request.path_params["slug"])
         csv = f"/api/gradebook/{board.challenge}"
         return board_page(board, banner([("/instructor", "instructor home"), ("/", "class server"),

@@ -198,6 +198,14 @@ class Server:
             raise ApiError(403, "this needs the instructor's token")
         return who
 
+    def instructor(self, request: Request, refusal: str, hint: str) -> Person | None:
+        """Who asks for one of the instructor's pages: the instructor, or None for no one logged in (the page
+        sends them to log in); anyone else is refused (403) with `refusal` and `hint`."""
+        who = self.person(request)
+        if who is not None and who.role is not Role.INSTRUCTOR:
+            raise ApiError(403, refusal, hint)
+        return who
+
     def challenge_list(self) -> list[dict]:
         """The challenges served, as the API and the pages list them (with their deadlines)."""
         deadlines = queue.deadlines(self.store())

@@ -22,7 +22,7 @@ from starlette.routing import Route
 from grader import inert, similarity
 from grader.classroom import queue
 from grader.classroom.render import login_redirect, page
-from grader.classroom.roster import Person, Role
+from grader.classroom.roster import Person
 from grader.classroom.server import ApiError, submission_id
 
 THRESHOLD = similarity.DEFAULT_THRESHOLD
@@ -46,11 +46,8 @@ class _SimilarityPages:
 
     def _instructor(self, request: Request) -> Person | None:
         """The instructor asking, None for no one logged in; anyone else is refused (403)."""
-        who = self.server.person(request)
-        if who is not None and who.role is not Role.INSTRUCTOR:
-            raise ApiError(403, "the similarity report is the instructor's",
-                           "students see their own submissions: /me")
-        return who
+        return self.server.instructor(request, "the similarity report is the instructor's",
+                                      "students see their own submissions: /me")
 
     def report(self, request: Request) -> Response:
         who = self._instructor(request)
