@@ -25,7 +25,6 @@ from starlette.routing import Route
 from grader import spec
 from grader.classroom import queue
 from grader.classroom.render import HEADERS, page
-from grader.classroom.roster import Role
 from grader.classroom.server import ApiError
 from grader.errors import UsageError
 
@@ -138,8 +137,8 @@ class _ChallengePages:
         who = self.server.person(request)
         store = self.server.store()
         view = build(challenge, queue.deadlines(store).get(challenge.slug))
-        return page("challenge.html.j2", c=view, who=who, instructor=who is not None and who.role is Role.INSTRUCTOR,
-                    standing=queue.standings(store, who.name).get(challenge.slug) if who else None, limits=self.server.settings.limits)
+        standing = queue.standings(store, who.name).get(challenge.slug) if who else None
+        return page("challenge.html.j2", c=view, who=who, standing=standing, limits=self.server.settings.limits)
 
     def starter(self, request: Request) -> Response:
         """The starter as a download (never shown as a page: it is served as an attachment)."""

@@ -128,7 +128,7 @@ class _InstructorPages:
             return login_redirect()
         challenges = [{**c, "title": visible(c["title"]), "summary": Summary.of(self.server.board(c["slug"]))}
                       for c in self.server.challenge_list()]
-        return page("instructor.html.j2", who=who, instructor=True, challenges=challenges,
+        return page("instructor.html.j2", who=who, challenges=challenges,
                     rule=self.server.settings.score_rule)
 
     def challenge(self, request: Request) -> Response:
@@ -141,7 +141,7 @@ class _InstructorPages:
         rule, top = self.server.settings.score_rule, top_level(board)
         rows = {status: [_row(s, rule, top) for s in board.students if s.status is status]
                 for status in Status}
-        return page("instructor_challenge.html.j2", who=who, instructor=True, slug=challenge.slug,
+        return page("instructor_challenge.html.j2", who=who, slug=challenge.slug,
                     title=visible(challenge.title), summary=Summary.of(board), levels=levels_table(board),
                     accepted=rows[Status.ACCEPTED], failing=rows[Status.NOT_ACCEPTED],
                     absent=rows[Status.NO_SUBMISSION], gpu=visible(board.gpu), rule=rule,
@@ -155,7 +155,7 @@ class _InstructorPages:
         people = [{"name": visible(p.name), "role": p.role.value, "added_at": p.added_at, "expires_at": p.expires_at,
                    "expired": p.expired()} for p in roster.people(self.server.store())]
         students = sum(p["role"] == Role.STUDENT.value for p in people)
-        return page("instructor_roster.html.j2", who=who, instructor=True, people=people, students=students)
+        return page("instructor_roster.html.j2", who=who, people=people, students=students)
 
 
 def routes(server) -> list[Route]:

@@ -37,8 +37,7 @@ class _Pages:
         self.server = server
 
     def _context(self, who: Person | None) -> dict:
-        return {"who": who, "instructor": who is not None and who.role is Role.INSTRUCTOR,
-                "challenges": self.server.challenge_list()}
+        return {"who": who, "challenges": self.server.challenge_list()}
 
     def start(self, request: Request) -> Response:
         context = self._context(self.server.person(request))
@@ -94,8 +93,10 @@ class _Pages:
         views = [self.server.describe(store, sub) for sub in queue.history(store, who.name)]
         rows = [view.to_json() for view in views]
         pending = not all(view.done for view in views)
-        return page("me.html.j2", standings=queue.standings(store, who.name), deadlines=queue.deadlines(store), script="me.js.j2" if pending else None, rows=rows, pending=pending, limits=self.server.settings.limits,
-                     **self._context(who))
+        return page("me.html.j2", script="me.js.j2" if pending else None, rows=rows, pending=pending,
+                    standings=queue.standings(store, who.name), deadlines=queue.deadlines(store),
+                    limits=self.server.settings.limits,
+                    **self._context(who))
 
     async def submit(self, request: Request) -> Response:
         who = await run_in_threadpool(self.server.require, request)
@@ -112,7 +113,7 @@ class _Pages:
         return page("submission.html.j2", script=None if view.done else "submission.js.j2", s=view.to_json(),
                     view=shown, source=source,
                     raw_json=json.dumps(report, indent=2, default=str) if report is not None else None,
-                    who=who, instructor=who.role is Role.INSTRUCTOR)
+                    who=who)
 
     def leaderboard(self, request: Request) -> Response:
         board = self.server.board(request.path_params["slug"], public=True)
@@ -161,7 +162,6 @@ def error_page(request: Request, error) -> Response:
     who = _who_if_known(request, error)
     return page("error.html.j2", error.status, code=error.status, reason=REASONS.get(error.status, "Error"),
                 message=error.message, hint=error.hint, links=links, who=who,
-                instructor=who is not None and who.role is Role.INSTRUCTOR,
                 signed_in=who is not None or any(name in request.cookies
                                                  for name in (sessions.COOKIE, sessions.SECURE_COOKIE)))
 

@@ -25,6 +25,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 from grader import html as boards_html
 from grader.classroom import queue
 from grader.classroom.dispatch import REPORT_WIDTH
+from grader.classroom.roster import Role
 from grader.classroom.server import DIGITS, ApiError
 from grader.leaderboard import Board, PublicBoard
 
@@ -80,11 +81,12 @@ def headers(policy: str) -> dict[str, str]:
 
 
 def page(template: str, status: int = 200, script: str | None = None, **context) -> HTMLResponse:
-    """A page of the base layout; `script` names the page's one script, allowed by its hash."""
+    """A page of the base layout; `script` names the page's one script, allowed by its hash. `who` (the
+    person logged in, or None) decides the header: whether to link the instructor's home comes from their role."""
     js = _script(script) if script else None
-    context.setdefault("who", None)
-    context.setdefault("instructor", False)
-    context.setdefault("signed_in", context["who"] is not None)
+    who = context.setdefault("who", None)
+    context["instructor"] = who is not None and who.role is Role.INSTRUCTOR
+    context.setdefault("signed_in", who is not None)
     body = env().get_template(template).render(script=js, **context)
     source = f"'{boards_html.csp_hash(js)}'" if js else "'none'"
     return HTMLResponse(body, status_code=status, headers=headers(POLICY.format(script=source)))

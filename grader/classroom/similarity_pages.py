@@ -58,7 +58,7 @@ class _SimilarityPages:
         threshold = _threshold(request.query_params.get("threshold"), self.threshold)
         entries = [similarity.Entry.of(s) for s in queue.of_challenge(self.server.store(), challenge.slug)]
         report = similarity.report(challenge, entries, threshold, every)
-        return page("similarity.html.j2", who=who, instructor=True, challenge=challenge, report=report, every=every,
+        return page("similarity.html.j2", who=who, challenge=challenge, report=report, every=every,
                     shown=inert.visible, percent=round(threshold * 100), default_percent=round(self.threshold * 100))
 
     def pair(self, request: Request) -> Response:
@@ -69,7 +69,7 @@ class _SimilarityPages:
         a, b = (self._submission(request, name, challenge.slug) for name in ("a", "b"))
         pair = similarity.compare_two(a, b, similarity.Boilerplate.of(challenge).texts)
         sides = (_side(pair.a, pair.a_share, pair.regions_a), _side(pair.b, pair.b_share, pair.regions_b))
-        return page("similarity_pair.html.j2", who=who, instructor=True, challenge=challenge, pair=pair, sides=sides,
+        return page("similarity_pair.html.j2", who=who, challenge=challenge, pair=pair, sides=sides,
                     flagged=pair.flagged(self.threshold), threshold=self.threshold, shown=inert.visible)
 
     def _submission(self, request: Request, name: str, slug: str) -> similarity.Entry:
