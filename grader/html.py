@@ -285,8 +285,8 @@ def _row(index: int, e: Standing, cases: list[str]) -> dict:
         "status": e.status, "status_order": STATUS_ORDER[e.status], "status_text": status_text,
         "clickable": ranked or e.report is not None,
     }
-    item = {"rank": e.rank, "user": e.user, "run_id": e.run_id, "submission_id": e.submission_id, "backend": e.backend,
-            "level": e.level, "level_name": row["level_name"], "report": e.report}
+    item = {"rank": e.rank, "user": e.user, "run_id": e.run_id, "submission_id": e.submission_id,
+            "backend": e.backend, "level": e.level, "level_name": row["level_name"], "report": e.report}
     if not ranked:
         item["status"] = status_text
     row["item"] = item if row["clickable"] else None

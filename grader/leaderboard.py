@@ -326,8 +326,8 @@ def _standing(run: Run, status: Status, rank: int | None, *, attempts: int, on_r
         user=run.user, status=status, on_roster=on_roster, rank=rank, verdict=run.verdict, level=run.level,
         level_name=level_name, median_ms=run.medians_ms, rate=first.get(rate_field), gflops=first.get("gflops"),
         gbps=first.get("gbps"), percent_of_baseline=first.get("percent_of_baseline"), submitted_at=run.graded_at,
-        attempts=attempts, run_id=run.id, submission_id=run.submission_id, backend=run.backend, late=run.late, practice=not run.secret,
-        report=report)
+        attempts=attempts, run_id=run.id, submission_id=run.submission_id, backend=run.backend, late=run.late,
+        practice=not run.secret, report=report)
 
 
 def shown_report(run: Run, reveal: bool = False) -> dict:

@@ -295,7 +295,10 @@ def _run_case(state: _Run, kind: CaseKind, shape: Shape, rng) -> CaseResult:
     case = cases.prepare(c, shape, rng, backend)
     runs: list[cases.OrderRun] = []
     # a parity case runs as LeetGPU's judge runs it, once; thread orders are one of the strict checks
-    orders = (backend.parity_order,) if shape.parity else backend.orders[:1] if kind is CaseKind.TIMED else backend.orders
+    if shape.parity:
+        orders = (backend.parity_order,)
+    else:
+        orders = backend.orders[:1] if kind is CaseKind.TIMED else backend.orders
     try:
         for order in orders:
             if runs:

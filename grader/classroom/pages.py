@@ -43,8 +43,8 @@ class _Pages:
         context = self._context(self.server.person(request))
         counts = {state.value: n for state, n in queue.counts(self.server.store()).items()}
         return page("start.html.j2", grader_name=GRADER_NAME, version=__version__,
-                     engine=self.server.settings.engine, counts=counts, stalled=self.server.health.state().said(),
-                     **context)
+                    engine=self.server.settings.engine, counts=counts, stalled=self.server.health.state().said(),
+                    **context)
 
     def login_form(self, request: Request) -> Response:
         return page("login.html.j2", problem=None, who=self.server.person(request))

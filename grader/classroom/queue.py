@@ -250,10 +250,12 @@ def standings(store: Store, user: str) -> dict[str, Standing]:
     found: dict[str, Standing] = {}
     for sub_id, challenge, late, state, verdict, level in rows:
         was = found.get(challenge, Standing(challenge, 0))
-        now_ = dataclasses.replace(was, attempts=was.attempts + 1, waiting=was.waiting or state != State.DONE.value)
+        counted = dataclasses.replace(was, attempts=was.attempts + 1,
+                                      waiting=was.waiting or state != State.DONE.value)
         if verdict is not None and _better((verdict, level), (was.best_verdict, was.best_level)):
-            now_ = dataclasses.replace(now_, best_id=sub_id, best_verdict=verdict, best_level=level, best_late=bool(late))
-        found[challenge] = now_
+            counted = dataclasses.replace(counted, best_id=sub_id, best_verdict=verdict, best_level=level,
+                                          best_late=bool(late))
+        found[challenge] = counted
     return found
 
 

@@ -364,7 +364,8 @@ def _nothing_sent(upload, pasted) -> ApiError:
     """An upload with neither a file nor source: the web forms send an empty file field or an empty text box;
     a client that sends neither field is told the fields' names."""
     if upload is None and pasted is None:
-        return ApiError(400, "no file in the upload", "send the .cu file as the form field `file` (or its text as `source`)")
+        return ApiError(400, "no file in the upload",
+                        "send the .cu file as the form field `file` (or its text as `source`)")
     return ApiError(400, "the upload is empty: no file was chosen and no source was pasted",
                     "choose your .cu file, or paste its source into the text box, then submit again")
 

@@ -2,7 +2,8 @@
 and two submissions side by side with what they share marked.
 
 `GET /instructor/similarity/{slug}` lists the pairs of students at THRESHOLD or more (each student's latest
-submission; `?every=1`: all of them; `?threshold=PERCENT`: another threshold, which the page's form sets), and says what was compared and what was left out as given to everyone.
+submission; `?every=1`: all of them; `?threshold=PERCENT`: another threshold, which the page's form sets),
+and says what was compared and what was left out as given to everyone.
 `GET /instructor/similarity/{slug}/{a}/{b}` shows submissions a and b, their shared regions in <mark>. Both
 are the instructor's: a student gets a 403 page, someone logged out the login page.
 

@@ -283,7 +283,8 @@ def roster_expire(terminal: Terminal, name: str, when: str, db: Path) -> None:
                        + (" (it no longer works)" if person.expired() else ""), highlight=False, markup=False)
 
 
-def served_challenges(challenges_dir: Path, slugs: tuple[str, ...], leetgpu_dir: Path | None) -> dict[str, spec.Challenge]:
+def served_challenges(challenges_dir: Path, slugs: tuple[str, ...],
+                      leetgpu_dir: Path | None) -> dict[str, spec.Challenge]:
     """The challenges a class serves, by slug: the grader's own, and official ones of the checkout by their folder
     names (each submission graded on its own draw of the file's cases). One that cannot be graded here stops the
     server before it starts, saying why."""

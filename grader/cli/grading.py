@@ -88,7 +88,8 @@ def _grade(terminal: Terminal, mode: Mode, file: Path, slug: str, challenges_dir
             raise UsageError(f"{ladder_dir} holds no {spec.SPEC_FILE}", hint="pass a challenge folder with levels")
         challenge = dataclasses.replace(official, ladder=ladder)
     else:
-        challenge = spec.load(challenges_dir, slug) if slug else _challenge_for(terminal, submitted, known, challenges_dir)
+        challenge = (spec.load(challenges_dir, slug) if slug else
+                     _challenge_for(terminal, submitted, known, challenges_dir))
     with contextlib.ExitStack() as stack:
         if no_cache:
             cache_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-nocache-")))

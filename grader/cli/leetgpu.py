@@ -62,8 +62,8 @@ def official_for(terminal: Terminal, submitted: source.Source, known: list[spec.
         signature.Signature(o.slug, "solve", tuple(spec.canonical_type(t) for t in o.starter_types)) for o in officials]
     choice = signature.choose_signature(submitted.text, candidates)
     if choice.challenge in replaced:
-        terminal.err.print(f"challenge: {choice.challenge} (LeetGPU's, from {root}; {choice.why}; --challenge to choose "
-                           "another)", style="dim", highlight=False)
+        terminal.err.print(f"challenge: {choice.challenge} (LeetGPU's, from {root}; {choice.why}; "
+                           "--challenge to choose another)", style="dim", highlight=False)
         return OfficialChoice(root, choice.challenge)
     if choice.matches and not choice.challenge:
         raise UsageError(f"{submitted.display_path}: {choice.why}",

@@ -244,7 +244,8 @@ def html_text(path: Path) -> str:
     try:
         source = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise UsageError(f"{path} cannot be read: {exc.strerror}", hint="check the checkout (git status in it)") from exc
+        raise UsageError(f"{path} cannot be read: {exc.strerror}",
+                         hint="check the checkout (git status in it)") from exc
     parser = _Text()
     parser.feed(source)
     parser.close()
