@@ -20,8 +20,8 @@ import pytest
 
 from class_server import Server, add_person
 from conftest import ROOT
-from test_browser import chromium, watched  # noqa: F401  (chromium: the fixture)
-from test_server_browser import _log_in
+from test_browser import chromium  # noqa: F401  (chromium: the fixture)
+from test_server_browser import _log_in, browse  # noqa: F401  (browse: the fixture, on this module's server)
 
 ARTIFACTS = ROOT / "test-artifacts"
 SEED = "20261126"
@@ -120,31 +120,6 @@ def server(tmp_path_factory):
     finally:
         running.stop()
     assert "Traceback" not in log.read_text(), log.read_text()
-
-
-@pytest.fixture
-def browse(chromium, server):
-    """browse() -> a page in a fresh context of its own (cookies, downloads), watched to the end of the test."""
-    origin, _ = server
-    opened = []
-
-    def browse():
-        context = chromium.new_context(viewport=DESKTOP, accept_downloads=True)
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        events = watched(page)
-        opened.append((context, events))
-        browse.events[page] = events
-        return page
-
-    browse.events = {}
-    yield browse
-    for context, _ in opened:
-        context.close()
-    for _, events in opened:
-        assert events["dialogs"] == [] and events["errors"] == [] and events["console"] == [], events
-        elsewhere = [u for u in events["requests"] if not (u.startswith(origin + "/") or u.startswith("data:"))]
-        assert elsewhere == [], "a page asked another origin"
 
 
 def _shoot(page, name: str) -> None:

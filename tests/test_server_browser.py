@@ -48,20 +48,24 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def browse(chromium, server):
-    """browse() -> page: a page in a fresh browser context (cookies of its own), or browse(page): another
-    page beside that one (its cookies); each watched: at the end of the test, no dialog, no script error,
-    no console error and no request to another origin."""
+    """browse() -> page: a page in a fresh browser context (cookies and downloads of its own), or
+    browse(page): another page beside that one (its cookies); each watched: at the end of the test, no
+    dialog, no script error, no console error and no request to another origin. `browse.events[page]` is
+    what a page did so far, for a test that expects an event (a refusal's status in the console)."""
     origin, _ = server
     opened = []
 
     def browse(beside=None):
-        context = beside.context if beside is not None else chromium.new_context(viewport={"width": 1280, "height": 900})
+        context = beside.context if beside is not None else chromium.new_context(
+            viewport={"width": 1280, "height": 900}, accept_downloads=True)
         page = context.new_page()
         page.set_default_timeout(15000)
         events = watched(page)
         opened.append((context, events))
+        browse.events[page] = events
         return page
 
+    browse.events = {}
     yield browse
     for context, _ in opened:
         context.close()
