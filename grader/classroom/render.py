@@ -9,22 +9,17 @@ from __future__ import annotations
 
 import functools
 import html as htmltext
-import io
 import re
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
-from rich.console import Console
-from rich.style import Style
-from rich.text import Span, Text
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 
 from grader import html as boards_html
 from grader.classroom import queue
-from grader.classroom.dispatch import REPORT_WIDTH
 from grader.classroom.roster import Role
 from grader.classroom.server import DIGITS, ApiError
 from grader.leaderboard import Board, PublicBoard
@@ -108,20 +103,6 @@ def banner(links: list[tuple[str, str]], label: str = "") -> Markup:
     items = Markup(" · ").join(Markup('<a href="{}" style="color:#c9d4ea">{}</a>').format(h, t) for h, t in links)
     return Markup('<nav style="background:#0e1525;color:#c9d4ea;padding:6px 20px;font:13px system-ui,sans-serif">'
                   '{}{}</nav>').format(Markup("<strong>{}</strong> · ").format(label) if label else "", items)
-
-
-def report_html(text: str) -> Markup:
-    """A report kept as ANSI text (grader.classroom.dispatch.shown_text) as HTML: rich escapes the
-    text; hyperlinks are dropped first, since rich writes a link's target into href unescaped."""
-    report = Text.from_ansi(text)
-    report.spans = [Span(s.start, s.end, _unlinked(s.style)) for s in report.spans]
-    console = Console(record=True, width=REPORT_WIDTH, file=io.StringIO())
-    console.print(report, soft_wrap=True)
-    return Markup(console.export_html(inline_styles=True, code_format="<pre class=report>{code}</pre>"))
-
-
-def _unlinked(style: str | Style) -> Style:
-    return (Style.parse(style) if isinstance(style, str) else style).clear_meta_and_links()
 
 
 def small_form(request: Request, most: int = LOGIN_FORM_BYTES) -> None:
