@@ -169,7 +169,7 @@ class Grade:
         if s.status is Status.NOT_ACCEPTED:
             tries = f"{s.attempts} attempt{'' if s.attempts == 1 else 's'}"
             return f"not accepted (latest verdict {s.verdict.name if s.verdict else 'none'}, {tries})"
-        words = ["accepted", _level_words(s)]
+        words = ["accepted", level_words(s)]
         if s.late:
             words.append("late")
         if self.on_time_counted:
@@ -177,7 +177,8 @@ class Grade:
         return ", ".join(w for w in words if w)
 
 
-def _level_words(s: Standing) -> str:
+def level_words(s: Standing) -> str:
+    """An accepted standing's level in words: "level 4 (its name)", "below level 1" or "untimed"."""
     if s.level is None:
         return "untimed"
     if s.level == 0:

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from grader.classroom import queue, roster
 from grader.classroom.render import login_redirect, page
 from grader.classroom.roster import Person, Role
-from grader.gradebook import ScoreRule, graded_students, number, top_level
+from grader.gradebook import ScoreRule, graded_students, level_words, number, top_level
 from grader.inert import visible
 from grader.leaderboard import Board, Standing, Status
 
@@ -99,17 +99,10 @@ def levels_table(board: Board) -> list[LevelCount]:
     return rows
 
 
-def _level_text(s: Standing) -> str:
-    if s.status is not Status.ACCEPTED:
-        return ""
-    if s.level is None:
-        return "untimed"
-    return "below 1" if s.level == 0 else f"{s.level}" + (f" ({s.level_name})" if s.level_name else "")
-
-
 def _row(s: Standing, rule: ScoreRule, top: int) -> Row:
+    level = level_words(s) if s.status is Status.ACCEPTED else ""
     return Row(visible(s.user), f"/submissions/{s.submission_id}" if s.submission_id is not None else None,
-               s.verdict.name if s.verdict else "—", _level_text(s), s.attempts, s.late, s.on_roster,
+               s.verdict.name if s.verdict else "—", level, s.attempts, s.late, s.on_roster,
                number(rule.points(s, top)))
 
 
